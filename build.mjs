@@ -1,0 +1,27 @@
+// Bundles src/start.ts and src/shutdown.ts into self-contained ES modules under
+// scripts/, which the Terraform module embeds. Output is deterministic so CI
+// can rebuild and diff it.
+import { build } from "esbuild";
+import { statSync } from "node:fs";
+
+// zx ships CommonJS that calls require("node:..."); an ESM bundle has no
+// require, so give it one.
+const banner = "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);";
+
+for (const name of ["start", "shutdown"]) {
+  const outfile = `scripts/${name}.mjs`;
+  await build({
+    entryPoints: [`src/${name}.ts`],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node18",
+    minify: true,
+    keepNames: true,
+    legalComments: "none",
+    banner: { js: banner },
+    logLevel: "warning",
+  });
+  console.log(`build: ${outfile} ${statSync(outfile).size} bytes`);
+}

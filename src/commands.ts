@@ -1,0 +1,62 @@
+export type StartMode = "cold" | "warm";
+
+/**
+ * The Goose command line after AgentAPI's `--`.
+ *
+ * The task prompt goes to Goose as an --instructions file rather than through
+ * AgentAPI's initial prompt: Goose stores it as the session's first user
+ * message the moment it starts, in the same database the cold/warm probe
+ * reads, so "delivered" and "recorded" are one fact. AgentAPI's initial prompt
+ * would depend on it recognising Goose's input box and on its state file
+ * (absent before v0.12.0) to remember it was sent.
+ */
+export function buildGooseArgs(mode: StartMode, sessionName: string, promptFile: string | null): string[] {
+  if (mode === "warm") return ["session", "--resume", "--name", sessionName];
+  if (promptFile) return ["run", "--interactive", "--name", sessionName, "--instructions", promptFile];
+  return ["session", "--name", sessionName];
+}
+
+export interface PersistenceFiles {
+  stateFile: string;
+  pidFile: string;
+}
+
+export function buildAgentapiArgs(opts: { port: number; persistence: PersistenceFiles | null; goose: string; gooseArgs: string[] }): string[] {
+  const args = ["server", "--type", "goose", "--port", String(opts.port)];
+  if (opts.persistence) args.push("--state-file", opts.persistence.stateFile, "--pid-file", opts.persistence.pidFile);
+  return [...args, "--", opts.goose, ...opts.gooseArgs];
+}
+
+/**
+ * Environment for AgentAPI and the Goose it starts. The AGENTAPI_* names are
+ * the registry agentapi module's contract; the state ones are set only when
+ * the binary passed the version gate, because older binaries silently ignore
+ * them.
+ */
+export function buildLaunchEnv(
+  base: NodeJS.ProcessEnv,
+  opts: { chatBasePath: string; persistence: PersistenceFiles | null; provider: string; model: string; pathPrefix: string[] },
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value !== undefined && !key.startsWith("AGENTAPI_")) env[key] = value;
+  }
+  env.PATH = [...opts.pathPrefix, base.PATH ?? "/usr/local/bin:/usr/bin:/bin"].join(":");
+  env.AGENTAPI_ALLOWED_HOSTS = "*";
+  if (opts.chatBasePath) env.AGENTAPI_CHAT_BASE_PATH = opts.chatBasePath;
+  if (opts.persistence) {
+    env.AGENTAPI_STATE_FILE = opts.persistence.stateFile;
+    env.AGENTAPI_PID_FILE = opts.persistence.pidFile;
+    env.AGENTAPI_SAVE_STATE = "true";
+    env.AGENTAPI_LOAD_STATE = "true";
+  }
+  env.GOOSE_PROVIDER = opts.provider;
+  env.GOOSE_MODEL = opts.model;
+  // An interactive Goose under AgentAPI's terminal must never stop to ask:
+  // approve modes ask before each tool call, the first run asks about
+  // telemetry, and the keyring needs a desktop session.
+  env.GOOSE_MODE = "auto";
+  env.GOOSE_TELEMETRY_ENABLED = "false";
+  env.GOOSE_DISABLE_KEYRING = "1";
+  return env;
+}

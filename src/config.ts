@@ -1,0 +1,100 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { StepError } from "./log.js";
+
+export interface AgentapiSettings {
+  install: boolean;
+  version: string;
+  download_url: string;
+  port: number;
+  chat_base_path: string;
+  persistence: boolean;
+  state_file: string;
+  pid_file: string;
+}
+
+export interface GooseSettings {
+  install: boolean;
+  version: string;
+  installer_url: string;
+  provider: string;
+  model: string;
+  prompt: string;
+  system_prompt: string;
+  session_name: string;
+  continue: boolean;
+  app_slug: string;
+  extensions: Record<string, unknown>;
+  install_script: { pre: string; post: string };
+}
+
+export interface StartConfig {
+  module_folder: string;
+  folder: string;
+  agentapi: AgentapiSettings;
+  agent: GooseSettings;
+  /** Bounds in milliseconds; absent in production, where the defaults apply. */
+  timeouts?: { ready_ms?: number };
+}
+
+export interface StopTimeouts {
+  save_ms: number;
+  turn_ms: number;
+  term_ms: number;
+  http_ms: number;
+}
+
+export interface StopConfig {
+  module_folder: string;
+  agentapi: AgentapiSettings;
+  task: { enabled: boolean; id: string; log_snapshot: boolean };
+  timeouts?: Partial<StopTimeouts>;
+}
+
+export interface ModulePaths {
+  dir: string;
+  logs: string;
+  scripts: string;
+  bin: string;
+  stateFile: string;
+  stateBackup: string;
+  pidFile: string;
+  launchRecord: string;
+  promptFile: string;
+}
+
+/** Terraform spells the default paths with a literal "$HOME/" prefix. */
+export function expandHome(file: string, home: string): string {
+  return file.startsWith("$HOME/") ? path.join(home, file.slice("$HOME/".length)) : file;
+}
+
+export function resolvePaths(home: string, moduleFolder: string, agentapi: Pick<AgentapiSettings, "state_file" | "pid_file">): ModulePaths {
+  const dir = path.join(home, moduleFolder);
+  const stateFile = agentapi.state_file ? expandHome(agentapi.state_file, home) : path.join(dir, "agentapi-state.json");
+  return {
+    dir,
+    logs: path.join(dir, "logs"),
+    scripts: path.join(dir, "scripts"),
+    bin: path.join(dir, "bin"),
+    stateFile,
+    stateBackup: `${stateFile}.bak`,
+    pidFile: agentapi.pid_file ? expandHome(agentapi.pid_file, home) : path.join(dir, "agentapi.pid"),
+    launchRecord: path.join(dir, "agentapi-launch.json"),
+    promptFile: path.join(dir, "task-prompt.md"),
+  };
+}
+
+export function homeDir(): string {
+  const home = process.env.HOME;
+  if (!home) throw new StepError("HOME is not set; the module keeps its files under $HOME/.coder-modules and cannot run without it.");
+  return home;
+}
+
+export async function readJsonConfig<T>(file: string | undefined): Promise<T> {
+  if (!file) throw new StepError("no settings file given; run this script through the module's coder_script.");
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as T;
+  } catch (error) {
+    throw new StepError(`cannot read the module settings from ${file}: ${(error as Error).message}. Re-apply the template so the coder_script is rendered again.`);
+  }
+}

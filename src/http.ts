@@ -1,0 +1,32 @@
+import { setTimeout as delay } from "node:timers/promises";
+
+export function agentapiUrl(port: number, route: string): string {
+  return `http://127.0.0.1:${port}${route}`;
+}
+
+export async function getJson<T>(url: string, timeoutMs: number): Promise<{ ok: true; status: number; body: T } | { ok: false; error: string }> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return { ok: false, error: `HTTP ${response.status}` };
+    return { ok: true, status: response.status, body: (await response.json()) as T };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+/** Polls `check` until it returns a value, the deadline passes, or `abort` says to stop. */
+export async function pollUntil<T>(
+  check: () => Promise<T | undefined>,
+  opts: { timeoutMs: number; intervalMs: number; abort?: () => string | undefined },
+): Promise<{ value: T } | { timedOut: true } | { aborted: string }> {
+  const deadline = Date.now() + opts.timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return { value };
+    const reason = opts.abort?.();
+    if (reason) return { aborted: reason };
+    const left = deadline - Date.now();
+    if (left <= 0) return { timedOut: true };
+    await delay(Math.min(opts.intervalMs, left));
+  }
+}

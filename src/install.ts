@@ -1,0 +1,133 @@
+import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { $ } from "zx/core";
+import clean from "semver/functions/clean.js";
+import { StepError, log } from "./log.js";
+import { commandPath } from "./shell.js";
+import { logTail, runToLog } from "./user-scripts.js";
+
+export function agentapiAsset(arch: string): string {
+  const names: Record<string, string> = { x64: "amd64", arm64: "arm64" };
+  const name = names[arch];
+  if (!name) throw new StepError(`AgentAPI publishes no Linux build for the ${arch} architecture; install agentapi yourself and set install_agentapi = false.`);
+  return `agentapi-linux-${name}`;
+}
+
+export function agentapiDownloadUrl(base: string, version: string, arch: string): string {
+  return `${base.replace(/\/+$/, "")}/${version}/${agentapiAsset(arch)}`;
+}
+
+/** The last field of `<tool> --version`, cleaned to semver; Goose prints " 1.47.0". */
+export async function installedVersion(binary: string, env?: NodeJS.ProcessEnv): Promise<string | null> {
+  const out = await $({ nothrow: true, quiet: true, timeout: "20s", env })`${binary} --version`;
+  if (out.exitCode !== 0) return null;
+  const fields = out.stdout.trim().split(/\s+/);
+  return clean(fields[fields.length - 1] ?? "") ?? null;
+}
+
+export async function download(url: string, dest: string, attempts = 4): Promise<void> {
+  let lastError = "";
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(120_000), redirect: "follow" });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const body = Buffer.from(await response.arrayBuffer());
+      const partial = `${dest}.partial`;
+      await writeFile(partial, body, { mode: 0o755 });
+      await rename(partial, dest);
+      return;
+    } catch (error) {
+      lastError = (error as Error).message;
+      if (attempt < attempts) {
+        log(`download of ${url} failed (${lastError}); retrying (${attempt}/${attempts - 1})`);
+        await delay(1000 * 2 ** (attempt - 1));
+      }
+    }
+  }
+  throw new StepError(`downloading ${url} failed ${attempts} times (last error: ${lastError}). Check the download URL variable and the workspace's network egress.`);
+}
+
+/** Installs the pinned AgentAPI into the module's bin folder unless that version is already there. */
+export async function ensureAgentapi(opts: { install: boolean; version: string; baseUrl: string; binDir: string; pathValue: string }): Promise<string> {
+  const target = path.join(opts.binDir, "agentapi");
+  const wanted = clean(opts.version);
+  if (!opts.install) {
+    const found = (await commandPath("agentapi", `${opts.binDir}:${opts.pathValue}`)) ?? null;
+    if (!found) {
+      throw new StepError("agentapi is not on PATH and install_agentapi is false. Install AgentAPI (v0.12.1 or newer) in the workspace image, or set install_agentapi = true.");
+    }
+    return found;
+  }
+  if (wanted && (await installedVersion(target)) === wanted) {
+    log(`agentapi ${wanted} already installed at ${target}`);
+    return target;
+  }
+  await mkdir(opts.binDir, { recursive: true });
+  const url = agentapiDownloadUrl(opts.baseUrl, opts.version, process.arch);
+  log(`installing agentapi ${opts.version} from ${url}`);
+  const fetched = `${target}.download`;
+  await download(url, fetched);
+  await chmod(fetched, 0o755);
+  const got = await installedVersion(fetched);
+  if (got === null) {
+    await rm(fetched, { force: true });
+    throw new StepError(`the file downloaded from ${url} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`);
+  }
+  await rename(fetched, target);
+  log(`agentapi ${got} installed at ${target}`);
+  return target;
+}
+
+/**
+ * Installs the pinned Goose with its stable installer (GOOSE_VERSION,
+ * GOOSE_BIN_DIR, CONFIGURE=false) unless that version is already there.
+ */
+export async function ensureGoose(opts: {
+  install: boolean;
+  version: string;
+  installerUrl: string;
+  binDir: string;
+  pathValue: string;
+  scriptsDir: string;
+  logsDir: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<string> {
+  const searchPath = `${opts.binDir}:${opts.pathValue}`;
+  const existing = await commandPath("goose", searchPath);
+  if (!opts.install) {
+    if (!existing) {
+      throw new StepError("goose is not on PATH and install_goose is false. Install the Goose CLI (1.20 or newer) in the workspace image, or set install_goose = true.");
+    }
+    return existing;
+  }
+  const wanted = clean(opts.version);
+  if (existing && (await installedVersion(existing, opts.env)) === wanted) {
+    log(`goose ${wanted} already installed at ${existing}`);
+    return existing;
+  }
+  for (const tool of ["curl", "tar", "bzip2"]) {
+    if (!(await commandPath(tool, opts.pathValue))) {
+      throw new StepError(`the Goose installer needs '${tool}', which is not installed. Add it to the workspace image, or install goose there and set install_goose = false.`);
+    }
+  }
+  const installer = path.join(opts.scriptsDir, "goose-installer.sh");
+  log(`installing goose ${opts.version} with ${opts.installerUrl}`);
+  await download(opts.installerUrl, installer);
+  await mkdir(opts.binDir, { recursive: true });
+  const logFile = path.join(opts.logsDir, "install-goose.log");
+  await writeFile(logFile, "");
+  const code = await runToLog("bash", [installer], {
+    logFile,
+    cwd: opts.scriptsDir,
+    env: { ...opts.env, GOOSE_VERSION: `v${wanted ?? opts.version}`, GOOSE_BIN_DIR: opts.binDir, CONFIGURE: "false" },
+  });
+  const installed = path.join(opts.binDir, "goose");
+  const got = code === 0 ? await installedVersion(installed, opts.env) : null;
+  if (got === null) {
+    throw new StepError(`the Goose installer failed (exit ${code}). Last lines of ${logFile}:\n${await logTail(logFile)}\nCheck goose_version and goose_installer_url.`);
+  }
+  if (got !== wanted) log(`goose reports version ${got}, not the requested ${wanted}; continuing with it`);
+  log(`goose ${got} installed at ${installed}`);
+  return installed;
+}

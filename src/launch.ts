@@ -1,0 +1,43 @@
+import { open, writeFile } from "node:fs/promises";
+import { spawn, type ChildProcess } from "node:child_process";
+import { agentapiUrl, getJson, pollUntil } from "./http.js";
+
+/**
+ * Starts AgentAPI in its own session so it outlives this script and the Coder
+ * agent's process group. stdin is /dev/null: AgentAPI reads a non-terminal
+ * stdin to EOF before it starts, and output must not hold the agent's pipes.
+ */
+export async function spawnAgentapi(opts: { binary: string; args: string[]; env: Record<string, string>; cwd: string; logFile: string }): Promise<ChildProcess> {
+  const out = await open(opts.logFile, "a");
+  await out.write(`\n--- ${new Date().toISOString()} ${opts.binary} ${opts.args.map((a) => JSON.stringify(a)).join(" ")}\n`);
+  try {
+    const child = spawn(opts.binary, opts.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ["ignore", out.fd, out.fd] });
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    return child;
+  } finally {
+    await out.close();
+  }
+}
+
+export async function writePidFile(file: string, pid: number): Promise<void> {
+  await writeFile(file, `${pid}\n`, { mode: 0o600 });
+}
+
+export interface AgentStatus {
+  status: string;
+  agent_type?: string;
+}
+
+/** Waits for AgentAPI's /status to answer, failing early if the process exits. */
+export async function waitForReady(port: number, opts: { timeoutMs: number; exited: () => string | undefined }) {
+  return pollUntil<AgentStatus>(
+    async () => {
+      const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), 2000);
+      return reply.ok && typeof reply.body.status === "string" ? reply.body : undefined;
+    },
+    { timeoutMs: opts.timeoutMs, intervalMs: 100, abort: opts.exited },
+  );
+}

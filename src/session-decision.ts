@@ -1,0 +1,58 @@
+import type { StateSummary } from "./state-file.js";
+
+export type SessionProbe =
+  | { kind: "found"; id: string; messages: number; workingDir: string | null; source: string }
+  | { kind: "absent"; source: string }
+  | { kind: "unknown"; reason: string };
+
+export type StateAction = "none" | "keep" | "set-aside";
+
+export interface StartDecision {
+  mode: "cold" | "warm";
+  reason: string;
+  state: StateAction;
+  stateReason?: string;
+}
+
+/**
+ * Cold or warm, and what to do with AgentAPI's saved chat so it never shows a
+ * history the agent does not remember.
+ *
+ * Warm needs proof: `goose session --resume --name X` exits 1 when X is
+ * missing, which would kill the agent and strand the task prompt. When the
+ * probe cannot tell, cold is the choice that cannot lose the prompt.
+ */
+export function decideStart(input: { continueSession: boolean; sessionName: string; probe: SessionProbe; state: StateSummary }): StartDecision {
+  const { continueSession, sessionName, probe, state } = input;
+  let mode: StartDecision["mode"];
+  let reason: string;
+  if (!continueSession) {
+    mode = "cold";
+    reason = "continue is false, so every start begins a new session";
+  } else if (probe.kind === "found" && probe.messages > 0) {
+    mode = "warm";
+    reason = `Goose has session "${sessionName}" (${probe.id}) with ${probe.messages} message(s) [${probe.source}]`;
+  } else if (probe.kind === "found") {
+    mode = "cold";
+    reason = `Goose has session "${sessionName}" (${probe.id}) but it holds no message, so the prompt never reached it [${probe.source}]`;
+  } else if (probe.kind === "absent") {
+    mode = "cold";
+    reason = `Goose has no session named "${sessionName}" [${probe.source}]`;
+  } else {
+    mode = "cold";
+    reason = `could not tell whether Goose has session "${sessionName}" (${probe.reason}); starting a new session, which cannot lose the prompt`;
+  }
+
+  if (state.kind === "missing") return { mode, reason, state: "none" };
+  if (state.kind === "invalid") {
+    return { mode, reason, state: "set-aside", stateReason: `the AgentAPI state file is unreadable by AgentAPI (${state.reason})` };
+  }
+  if (mode === "warm") return { mode, reason, state: "keep" };
+  if (state.messages === 0) return { mode, reason, state: "none" };
+  return {
+    mode,
+    reason,
+    state: "set-aside",
+    stateReason: `the AgentAPI state file holds ${state.messages} message(s) from a conversation this new Goose session will not remember`,
+  };
+}

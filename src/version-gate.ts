@@ -1,0 +1,53 @@
+import clean from "semver/functions/clean.js";
+import gte from "semver/functions/gte.js";
+
+export const MIN_PERSISTENCE_VERSION = "0.12.0";
+
+/** `agentapi --version` prints "agentapi version 0.12.1"; the version is the last field. */
+export function parseAgentapiVersion(output: string | null | undefined): string | null {
+  if (!output) return null;
+  const fields = output.trim().split(/\s+/);
+  return clean(fields[fields.length - 1] ?? "");
+}
+
+export type PersistenceGate =
+  | { kind: "decided"; enabled: boolean; version: string | null; reason: string; warning?: string }
+  | { kind: "probe-help"; version: null; reason: string };
+
+export function gateOnVersion(requested: boolean, versionOutput: string | null): PersistenceGate {
+  if (!requested) {
+    return { kind: "decided", enabled: false, version: parseAgentapiVersion(versionOutput), reason: "enable_state_persistence is false" };
+  }
+  const version = parseAgentapiVersion(versionOutput);
+  if (version === null) {
+    const shown = versionOutput?.trim() ? `"${versionOutput.trim()}"` : "nothing";
+    return { kind: "probe-help", version: null, reason: `agentapi --version printed ${shown}, which is not a semantic version` };
+  }
+  if (gte(version, MIN_PERSISTENCE_VERSION)) {
+    return { kind: "decided", enabled: true, version, reason: `agentapi ${version} >= ${MIN_PERSISTENCE_VERSION}` };
+  }
+  return {
+    kind: "decided",
+    enabled: false,
+    version,
+    reason: `agentapi ${version} < ${MIN_PERSISTENCE_VERSION}`,
+    warning:
+      `AgentAPI ${version} cannot save the chat history (state persistence needs ${MIN_PERSISTENCE_VERSION} or newer), ` +
+      `so the dashboard chat will start empty after a restart; Goose still resumes its own session. ` +
+      `Set agentapi_version = "v0.12.1" (or newer), or enable_state_persistence = false to silence this warning.`,
+  };
+}
+
+/** For builds whose version string is not semver: trust what the binary says it accepts. */
+export function gateOnHelp(previous: Extract<PersistenceGate, { kind: "probe-help" }>, helpOutput: string | null): PersistenceGate {
+  const supported = helpOutput !== null && /(^|\s)--state-file[\s=]/m.test(helpOutput);
+  return supported
+    ? { kind: "decided", enabled: true, version: null, reason: `${previous.reason}; agentapi server --help lists --state-file` }
+    : {
+        kind: "decided",
+        enabled: false,
+        version: null,
+        reason: `${previous.reason}; agentapi server --help does not list --state-file`,
+        warning: `${previous.reason}, and its "server --help" does not offer --state-file, so the chat history will not survive a restart. Install AgentAPI v0.12.1 or newer.`,
+      };
+}

@@ -1,0 +1,240 @@
+# Plan-time checks of the root module against the real coder provider's schema.
+
+mock_provider "coder" {}
+
+variables {
+  agent_id       = "agent-1"
+  goose_provider = "anthropic"
+  goose_model    = "claude-sonnet-4-5"
+}
+
+run "defaults_enable_persistence_with_default_paths" {
+  command = plan
+
+  assert {
+    condition     = module.agentapi.start_config.agentapi.persistence == true && module.agentapi.stop_config.agentapi.persistence == true
+    error_message = "state persistence must be on by default in both scripts"
+  }
+  assert {
+    condition     = module.agentapi.state_file_path == "$HOME/.coder-modules/coder/goose/agentapi-state.json"
+    error_message = "default state file must live in the module folder"
+  }
+  assert {
+    condition     = module.agentapi.pid_file_path == "$HOME/.coder-modules/coder/goose/agentapi.pid"
+    error_message = "default PID file must live in the module folder"
+  }
+  assert {
+    condition     = module.agentapi.start_config.agentapi.state_file == module.agentapi.state_file_path && module.agentapi.stop_config.agentapi.pid_file == module.agentapi.pid_file_path
+    error_message = "both scripts must use the default paths"
+  }
+  assert {
+    condition     = module.agentapi.start_config.agentapi.version == "v0.12.1" && module.agentapi.start_config.agentapi.port == 3284
+    error_message = "AgentAPI defaults must be v0.12.1 on port 3284"
+  }
+  assert {
+    condition     = module.agentapi.start_config.agent.continue == true && module.agentapi.start_config.agent.version == "1.47.0"
+    error_message = "Goose defaults must resume and pin 1.47.0"
+  }
+  assert {
+    condition     = module.agentapi.module_folder == ".coder-modules/coder/goose"
+    error_message = "runtime files must live under $HOME/.coder-modules/coder/goose"
+  }
+}
+
+run "settings_reach_the_rendered_scripts" {
+  command = plan
+
+  variables {
+    ai_prompt = "fix the bug"
+  }
+
+  assert {
+    condition     = strcontains(module.agentapi.start_script, base64gzip(jsonencode(module.agentapi.start_config)))
+    error_message = "the start coder_script must embed the start settings"
+  }
+  assert {
+    condition     = strcontains(module.agentapi.stop_script, base64gzip(jsonencode(module.agentapi.stop_config)))
+    error_message = "the stop coder_script must embed the stop settings"
+  }
+  assert {
+    condition     = module.agentapi.start_config.agent.prompt == "fix the bug"
+    error_message = "ai_prompt must reach the start settings"
+  }
+  assert {
+    condition     = !strcontains(module.agentapi.start_script, "fix the bug")
+    error_message = "the prompt must not appear as shell source"
+  }
+  assert {
+    condition     = startswith(module.agentapi.start_script, "#!/bin/sh\n") && startswith(module.agentapi.stop_script, "#!/bin/sh\n")
+    error_message = "the scripts must run under /bin/sh"
+  }
+}
+
+run "custom_paths_reach_both_scripts" {
+  command = plan
+
+  variables {
+    state_file_path = "/var/lib/goose/chat-state.json"
+    pid_file_path   = "/run/user/1000/goose-agentapi.pid"
+  }
+
+  assert {
+    condition     = module.agentapi.start_config.agentapi.state_file == "/var/lib/goose/chat-state.json" && module.agentapi.stop_config.agentapi.state_file == "/var/lib/goose/chat-state.json"
+    error_message = "a custom state_file_path must reach both scripts"
+  }
+  assert {
+    condition     = module.agentapi.start_config.agentapi.pid_file == "/run/user/1000/goose-agentapi.pid" && module.agentapi.stop_config.agentapi.pid_file == "/run/user/1000/goose-agentapi.pid"
+    error_message = "a custom pid_file_path must reach both scripts"
+  }
+  assert {
+    condition = (
+      strcontains(module.agentapi.start_script, base64gzip(jsonencode(module.agentapi.start_config))) &&
+      strcontains(module.agentapi.stop_script, base64gzip(jsonencode(module.agentapi.stop_config)))
+    )
+    error_message = "the rendered scripts must carry the custom paths"
+  }
+}
+
+run "persistence_off_reaches_both_scripts" {
+  command = plan
+
+  variables {
+    enable_state_persistence = false
+  }
+
+  assert {
+    condition     = module.agentapi.start_config.agentapi.persistence == false && module.agentapi.stop_config.agentapi.persistence == false
+    error_message = "enable_state_persistence = false must reach both scripts"
+  }
+  assert {
+    condition     = strcontains(module.agentapi.stop_script, base64gzip(jsonencode(module.agentapi.stop_config)))
+    error_message = "the stop script must carry the setting"
+  }
+}
+
+run "no_web_app_outside_a_task" {
+  command = plan
+
+  variables {
+    web_app = false
+  }
+
+  override_data {
+    target = module.agentapi.data.coder_task.me
+    values = { enabled = false, id = "", prompt = "" }
+  }
+
+  assert {
+    condition     = output.task_app_id == ""
+    error_message = "web_app = false outside a task must create no web app"
+  }
+}
+
+run "task_forces_the_web_app" {
+  command = apply
+
+  variables {
+    web_app = false
+  }
+
+  override_data {
+    target = module.agentapi.data.coder_task.me
+    values = { enabled = true, id = "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10", prompt = "do it" }
+  }
+
+  assert {
+    condition     = output.task_app_id != ""
+    error_message = "a task needs the web app even with web_app = false"
+  }
+  assert {
+    condition     = module.agentapi.stop_config.task.enabled && module.agentapi.stop_config.task.id == "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10"
+    error_message = "the stop script must know the task id in a task"
+  }
+}
+
+run "outside_a_task_the_stop_script_gets_no_task_id" {
+  command = plan
+
+  override_data {
+    target = module.agentapi.data.coder_task.me
+    values = { enabled = false, id = "0d6b7d56-2a9c-4d3b-8c86-1f0f6a2b9e44", prompt = "" }
+  }
+
+  assert {
+    condition     = !module.agentapi.stop_config.task.enabled && module.agentapi.stop_config.task.id == ""
+    error_message = "the provider's random id outside a task must not reach the stop script"
+  }
+}
+
+run "path_based_app_sets_the_chat_base_path" {
+  command = plan
+
+  override_data {
+    target = module.agentapi.data.coder_workspace.me
+    values = { name = "dev", id = "ws-1" }
+  }
+  override_data {
+    target = module.agentapi.data.coder_workspace_owner.me
+    values = { name = "alice" }
+  }
+
+  assert {
+    condition     = module.agentapi.start_config.agentapi.chat_base_path == "/@alice/dev.agent-1/apps/goose/chat"
+    error_message = "subdomain = false must give AgentAPI the app's path prefix"
+  }
+}
+
+run "subdomain_app_has_no_chat_base_path" {
+  command = plan
+
+  variables {
+    subdomain = true
+  }
+
+  assert {
+    condition     = module.agentapi.start_config.agentapi.chat_base_path == ""
+    error_message = "a subdomain app is served at the root"
+  }
+}
+
+run "session_name_defaults_to_the_workspace_id" {
+  command = plan
+
+  override_data {
+    target = data.coder_workspace.me
+    values = { id = "3c1f8e2a-0000-4000-8000-000000000001" }
+  }
+
+  assert {
+    condition     = output.session_name == "coder-3c1f8e2a-0000-4000-8000-000000000001"
+    error_message = "the default session name must derive from the workspace id"
+  }
+}
+
+run "additional_extensions_are_decoded" {
+  command = plan
+
+  variables {
+    additional_extensions = <<-EOT
+      github:
+        type: stdio
+        cmd: github-mcp-server
+        enabled: true
+    EOT
+  }
+
+  assert {
+    condition     = module.agentapi.start_config.agent.extensions.github.cmd == "github-mcp-server"
+    error_message = "additional_extensions must reach the start settings as data"
+  }
+}
+
+run "old_agentapi_with_persistence_warns" {
+  command = plan
+
+  variables {
+    agentapi_version = "v0.11.8"
+  }
+
+  expect_failures = [check.agentapi_version_supports_persistence]
+}

@@ -1,0 +1,123 @@
+# Every variable validation rejects a bad value at plan time.
+
+mock_provider "coder" {}
+
+variables {
+  agent_id       = "agent-1"
+  goose_provider = "anthropic"
+  goose_model    = "claude-sonnet-4-5"
+}
+
+run "empty_agent_id" {
+  command = plan
+  variables { agent_id = " " }
+  expect_failures = [var.agent_id]
+}
+
+run "relative_folder" {
+  command = plan
+  variables { folder = "projects/app" }
+  expect_failures = [var.folder]
+}
+
+run "empty_icon" {
+  command = plan
+  variables { icon = "" }
+  expect_failures = [var.icon]
+}
+
+run "goose_version_not_semver" {
+  command = plan
+  variables { goose_version = "latest" }
+  expect_failures = [var.goose_version]
+}
+
+run "goose_version_too_old" {
+  command = plan
+  variables { goose_version = "1.19.3" }
+  expect_failures = [var.goose_version]
+}
+
+run "goose_provider_with_spaces" {
+  command = plan
+  variables { goose_provider = "my provider" }
+  expect_failures = [var.goose_provider]
+}
+
+run "goose_model_with_newline" {
+  command = plan
+  variables { goose_model = "model\nrm -rf /" }
+  expect_failures = [var.goose_model]
+}
+
+run "session_name_with_slash" {
+  command = plan
+  variables { session_name = "../other" }
+  expect_failures = [var.session_name]
+}
+
+run "agentapi_version_without_v" {
+  command = plan
+  variables { agentapi_version = "0.12.1" }
+  expect_failures = [var.agentapi_version]
+}
+
+run "agentapi_port_out_of_range" {
+  command = plan
+  variables { agentapi_port = 80 }
+  expect_failures = [var.agentapi_port]
+}
+
+run "agentapi_port_fractional" {
+  command = plan
+  variables { agentapi_port = 3284.5 }
+  expect_failures = [var.agentapi_port]
+}
+
+run "additional_extensions_not_a_map" {
+  command = plan
+  variables { additional_extensions = "- just\n- a list" }
+  expect_failures = [var.additional_extensions]
+}
+
+run "additional_extensions_invalid_yaml" {
+  command = plan
+  variables { additional_extensions = "github: [unclosed" }
+  expect_failures = [var.additional_extensions]
+}
+
+run "relative_state_file_path" {
+  command = plan
+  variables { state_file_path = "state.json" }
+  expect_failures = [var.state_file_path]
+}
+
+run "state_file_path_is_a_directory" {
+  command = plan
+  variables { state_file_path = "/var/lib/goose/" }
+  expect_failures = [var.state_file_path]
+}
+
+run "relative_pid_file_path" {
+  command = plan
+  variables { pid_file_path = "agentapi.pid" }
+  expect_failures = [var.pid_file_path]
+}
+
+run "goose_installer_url_not_http" {
+  command = plan
+  variables { goose_installer_url = "ftp://mirror/download_cli.sh" }
+  expect_failures = [var.goose_installer_url]
+}
+
+run "agentapi_download_url_trailing_slash" {
+  command = plan
+  variables { agentapi_download_url = "https://mirror.example.com/agentapi/" }
+  expect_failures = [var.agentapi_download_url]
+}
+
+run "node_download_url_not_a_url" {
+  command = plan
+  variables { node_download_url = "nodejs.org/dist" }
+  expect_failures = [var.node_download_url]
+}

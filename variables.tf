@@ -1,0 +1,263 @@
+variable "agent_id" {
+  description = "The ID of the Coder agent that runs Goose (usually coder_agent.main.id)."
+  type        = string
+
+  validation {
+    condition     = trimspace(var.agent_id) != ""
+    error_message = "agent_id must not be empty."
+  }
+}
+
+variable "folder" {
+  description = "Absolute path of the folder Goose works in. It is created when missing and must stay the same across restarts, or Goose asks to switch folders when it resumes."
+  type        = string
+  default     = "/home/coder"
+
+  validation {
+    condition     = can(regex("^/[^\\n\\r\\x00]*$", var.folder))
+    error_message = "folder must be an absolute path (starting with /) on one line."
+  }
+}
+
+variable "order" {
+  description = "The order of the Goose apps in the Coder dashboard."
+  type        = number
+  default     = null
+}
+
+variable "group" {
+  description = "The name of a group that the Goose apps belong to in the Coder dashboard."
+  type        = string
+  default     = null
+}
+
+variable "icon" {
+  description = "The icon of the Goose apps and scripts."
+  type        = string
+  default     = "/icon/goose.svg"
+
+  validation {
+    condition     = trimspace(var.icon) != ""
+    error_message = "icon must not be empty."
+  }
+}
+
+variable "install_goose" {
+  description = "Install the Goose CLI (goose_version) when it is not already installed at that version."
+  type        = bool
+  default     = true
+}
+
+variable "goose_version" {
+  description = "The Goose CLI release to install, as X.Y.Z or vX.Y.Z. Named-session resume needs 1.20.0 or newer."
+  type        = string
+  default     = "1.47.0"
+
+  validation {
+    condition = (
+      can(regex("^v?[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.goose_version)) &&
+      try(
+        tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[0]) > 1 ||
+        (tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[0]) == 1 && tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[1]) >= 20),
+        false
+      )
+    )
+    error_message = "goose_version must be a release version such as \"1.47.0\" or \"v1.47.0\", at least 1.20.0 (older releases cannot resume a named session without a terminal)."
+  }
+}
+
+variable "goose_provider" {
+  description = "The Goose provider, for example \"anthropic\", \"openai\" or \"databricks\". Its API key must reach the workspace as an environment variable (for example ANTHROPIC_API_KEY through a coder_env)."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z0-9][a-z0-9_-]*$", var.goose_provider))
+    error_message = "goose_provider must be a Goose provider name in lower case, such as \"anthropic\"."
+  }
+}
+
+variable "goose_model" {
+  description = "The model Goose uses, for example \"claude-sonnet-4-5\"."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[^\\s]+$", var.goose_model))
+    error_message = "goose_model must be a model name without spaces or line breaks."
+  }
+}
+
+variable "ai_prompt" {
+  description = "The task prompt. It is delivered to Goose once, on the first start of the named session, and never again on a restart. In a task template pass data.coder_task.me.prompt."
+  type        = string
+  default     = ""
+}
+
+variable "system_prompt" {
+  description = "Standing instructions for Goose, written to a block that this module owns inside ~/.config/goose/.goosehints."
+  type        = string
+  default     = ""
+}
+
+variable "session_name" {
+  description = "The name of the Goose session. Empty means a name derived from the workspace ID, which stays the same across restarts."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.session_name == "" || can(regex("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", var.session_name))
+    error_message = "session_name must be empty or 1 to 128 characters of letters, digits, '.', '_' and '-', starting with a letter or digit."
+  }
+}
+
+variable "continue" {
+  description = "Resume the named Goose session when it already holds a conversation. When false, every start begins a new session."
+  type        = bool
+  default     = true
+}
+
+variable "install_agentapi" {
+  description = "Install AgentAPI (agentapi_version) when it is not already installed at that version."
+  type        = bool
+  default     = true
+}
+
+variable "agentapi_version" {
+  description = "The AgentAPI release to install, as vX.Y.Z. State persistence needs v0.12.0 or newer."
+  type        = string
+  default     = "v0.12.1"
+
+  validation {
+    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.agentapi_version))
+    error_message = "agentapi_version must be a release tag such as \"v0.12.1\"."
+  }
+}
+
+variable "agentapi_port" {
+  description = "The port AgentAPI listens on. Give each AgentAPI-based module in a workspace its own port."
+  type        = number
+  default     = 3284
+
+  validation {
+    condition     = var.agentapi_port == floor(var.agentapi_port) && var.agentapi_port >= 1024 && var.agentapi_port <= 65535
+    error_message = "agentapi_port must be a whole number between 1024 and 65535."
+  }
+}
+
+variable "subdomain" {
+  description = "Serve the Goose web app on a subdomain. Needs a wildcard access URL on the deployment; false serves it under a path."
+  type        = bool
+  default     = false
+}
+
+variable "web_app" {
+  description = "Show the Goose chat as a web app in the dashboard. Always on in a Coder task, which needs it."
+  type        = bool
+  default     = true
+}
+
+variable "cli_app" {
+  description = "Add a terminal app that attaches to the running Goose session."
+  type        = bool
+  default     = false
+}
+
+variable "pre_install_script" {
+  description = "A shell script run before Goose and AgentAPI are installed. Its output goes to logs/pre_install.log in the module folder."
+  type        = string
+  default     = null
+}
+
+variable "post_install_script" {
+  description = "A shell script run after Goose and AgentAPI are installed and configured. Its output goes to logs/post_install.log in the module folder."
+  type        = string
+  default     = null
+}
+
+variable "additional_extensions" {
+  description = "Extra Goose extensions as YAML: a map from extension name to its Goose config entry, merged into the extensions of ~/.config/goose/config.yaml."
+  type        = string
+  default     = null
+
+  validation {
+    condition = (
+      var.additional_extensions == null ? true :
+      trimspace(var.additional_extensions) == "" ? true :
+      can(keys(yamldecode(var.additional_extensions))) &&
+      alltrue([for name, ext in try(yamldecode(var.additional_extensions), {}) : can(keys(ext)) && can(regex("^[A-Za-z0-9_-]+$", name))])
+    )
+    error_message = "additional_extensions must be YAML mapping extension names (letters, digits, '_' and '-') to extension settings, for example \"github:\\n  type: stdio\\n  cmd: github-mcp-server\"."
+  }
+}
+
+variable "enable_state_persistence" {
+  description = "Save the AgentAPI chat history when the workspace stops and restore it when it starts. Needs AgentAPI v0.12.0 or newer; with an older binary the start logs a warning and runs without it."
+  type        = bool
+  default     = true
+}
+
+variable "state_file_path" {
+  description = "Absolute path of the AgentAPI state file. Empty means $HOME/.coder-modules/coder/goose/agentapi-state.json."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.state_file_path == "" || can(regex("^/[^\\n\\r\\x00]*[^/]$", var.state_file_path))
+    error_message = "state_file_path must be empty or an absolute file path (starting with /, not ending with /)."
+  }
+}
+
+variable "pid_file_path" {
+  description = "Absolute path of the AgentAPI PID file. Empty means $HOME/.coder-modules/coder/goose/agentapi.pid."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.pid_file_path == "" || can(regex("^/[^\\n\\r\\x00]*[^/]$", var.pid_file_path))
+    error_message = "pid_file_path must be empty or an absolute file path (starting with /, not ending with /)."
+  }
+}
+
+variable "task_log_snapshot" {
+  description = "In a Coder task, upload the last chat messages to Coder when the workspace stops, so the chat stays readable while the task is paused."
+  type        = bool
+  default     = true
+}
+
+variable "goose_installer_url" {
+  description = "URL of the Goose CLI installer (download_cli.sh). An air-gapped site points it at a mirrored copy whose downloads also come from the mirror."
+  type        = string
+  default     = "https://github.com/aaif-goose/goose/releases/download/stable/download_cli.sh"
+
+  validation {
+    condition     = can(regex("^https?://[^\\s]+$", var.goose_installer_url))
+    error_message = "goose_installer_url must be an http:// or https:// URL."
+  }
+}
+
+variable "agentapi_download_url" {
+  description = "Base URL of AgentAPI release assets; the binary is fetched from <base>/<agentapi_version>/agentapi-linux-<amd64|arm64>."
+  type        = string
+  default     = "https://github.com/coder/agentapi/releases/download"
+
+  validation {
+    condition     = can(regex("^https?://[^\\s]+[^/]$", var.agentapi_download_url))
+    error_message = "agentapi_download_url must be an http:// or https:// URL without a trailing slash."
+  }
+}
+
+variable "node_download_url" {
+  description = "Base URL of Node.js releases, used only when the workspace has no Node.js 18+ (or Bun) to run the module's scripts; the tarball is fetched from <base>/v<version>/ and checked against a pinned SHA-256."
+  type        = string
+  default     = "https://nodejs.org/dist"
+
+  validation {
+    condition     = can(regex("^https?://[^\\s]+[^/]$", var.node_download_url))
+    error_message = "node_download_url must be an http:// or https:// URL without a trailing slash."
+  }
+}
+
+variable "install_node" {
+  description = "Install a pinned Node.js into the module folder when the workspace has neither Node.js 18+ nor Bun. When false, such a workspace fails to start Goose with a message naming what to install."
+  type        = bool
+  default     = true
+}

@@ -1,0 +1,45 @@
+import { readdir, readFile } from "node:fs/promises";
+import { isAlive } from "./process-info.js";
+import { pollUntil } from "./http.js";
+
+/** Direct children of a process, from /proc (the agent runs in its own session under AgentAPI). */
+export async function childPids(parent: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // Field 4 (ppid) follows the parenthesised command name, which may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[1]) === parent) children.push(Number(entry));
+  }
+  return children;
+}
+
+export function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const result = await pollUntil(async () => (isAlive(pid) && !(await isZombie(pid)) ? undefined : true), { timeoutMs, intervalMs: 50 });
+  return "value" in result;
+}
+
+async function isZombie(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+}
+
+/** SIGKILL a process and the process groups of its children, so no agent is orphaned. */
+export async function killTree(pid: number): Promise<number[]> {
+  const children = await childPids(pid);
+  for (const child of children) {
+    if (!signal(-child, "SIGKILL")) signal(child, "SIGKILL");
+  }
+  signal(pid, "SIGKILL");
+  return children;
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv } from "../../src/commands.js";
+
+describe("buildGooseArgs", () => {
+  it("cold start with a prompt creates the named session and hands it the prompt file", () => {
+    expect(buildGooseArgs("cold", "task-1", "/m/task-prompt.md")).toEqual(["run", "--interactive", "--name", "task-1", "--instructions", "/m/task-prompt.md"]);
+  });
+
+  it("cold start without a prompt opens a new named session and sends nothing", () => {
+    expect(buildGooseArgs("cold", "task-1", null)).toEqual(["session", "--name", "task-1"]);
+  });
+
+  it("warm start resumes by name and never carries a prompt", () => {
+    expect(buildGooseArgs("warm", "task-1", "/m/task-prompt.md")).toEqual(["session", "--resume", "--name", "task-1"]);
+  });
+
+  it("keeps a hostile session name as one argument", () => {
+    const name = "a'; rm -rf / #";
+    expect(buildGooseArgs("warm", name, null)).toContain(name);
+  });
+});
+
+describe("buildAgentapiArgs", () => {
+  it("passes --type goose, the port and the state files before --", () => {
+    const args = buildAgentapiArgs({ port: 4000, persistence: { stateFile: "/s.json", pidFile: "/a.pid" }, goose: "/bin/goose", gooseArgs: ["session"] });
+    expect(args).toEqual(["server", "--type", "goose", "--port", "4000", "--state-file", "/s.json", "--pid-file", "/a.pid", "--", "/bin/goose", "session"]);
+  });
+
+  it("leaves the state flags out without persistence (older AgentAPI rejects them)", () => {
+    const args = buildAgentapiArgs({ port: 3284, persistence: null, goose: "goose", gooseArgs: [] });
+    expect(args).not.toContain("--state-file");
+    expect(args).not.toContain("--pid-file");
+  });
+});
+
+describe("buildLaunchEnv", () => {
+  const base = { PATH: "/usr/bin", HOME: "/home/coder", AGENTAPI_STATE_FILE: "/stale.json", ANTHROPIC_API_KEY: "k" };
+
+  it("keeps the registry's AGENTAPI_* contract when persistence is on", () => {
+    const env = buildLaunchEnv(base, { chatBasePath: "/@u/w.a/apps/goose/chat", persistence: { stateFile: "/s.json", pidFile: "/a.pid" }, provider: "anthropic", model: "m", pathPrefix: ["/m/bin"] });
+    expect(env).toMatchObject({
+      AGENTAPI_STATE_FILE: "/s.json",
+      AGENTAPI_PID_FILE: "/a.pid",
+      AGENTAPI_SAVE_STATE: "true",
+      AGENTAPI_LOAD_STATE: "true",
+      AGENTAPI_ALLOWED_HOSTS: "*",
+      AGENTAPI_CHAT_BASE_PATH: "/@u/w.a/apps/goose/chat",
+      PATH: "/m/bin:/usr/bin",
+      ANTHROPIC_API_KEY: "k",
+    });
+  });
+
+  it("drops inherited AGENTAPI_* state variables when persistence is off", () => {
+    const env = buildLaunchEnv(base, { chatBasePath: "", persistence: null, provider: "p", model: "m", pathPrefix: [] });
+    expect(env.AGENTAPI_STATE_FILE).toBeUndefined();
+    expect(env.AGENTAPI_CHAT_BASE_PATH).toBeUndefined();
+  });
+
+  it("sets what keeps Goose from stopping to ask under a terminal", () => {
+    const env = buildLaunchEnv(base, { chatBasePath: "", persistence: null, provider: "openai", model: "gpt", pathPrefix: [] });
+    expect(env).toMatchObject({ GOOSE_PROVIDER: "openai", GOOSE_MODEL: "gpt", GOOSE_MODE: "auto", GOOSE_TELEMETRY_ENABLED: "false", GOOSE_DISABLE_KEYRING: "1" });
+  });
+});

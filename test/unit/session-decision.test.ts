@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { decideStart, type SessionProbe } from "../../src/session-decision.js";
+import type { StateSummary } from "../../src/state-file.js";
+
+const found = (messages: number): SessionProbe => ({ kind: "found", id: "20261122_1", messages, workingDir: "/home/coder", source: "test" });
+const absent: SessionProbe = { kind: "absent", source: "test" };
+const unknown: SessionProbe = { kind: "unknown", reason: "goose session list failed" };
+const noState: StateSummary = { kind: "missing" };
+const chat: StateSummary = { kind: "valid", messages: 4, userMessages: 1, initialPromptSent: false };
+const emptyChat: StateSummary = { kind: "valid", messages: 0, userMessages: 0, initialPromptSent: false };
+const corrupt: StateSummary = { kind: "invalid", reason: "not JSON" };
+
+describe("decideStart", () => {
+  it.each([
+    // continue, probe, state, mode, state action
+    [true, found(3), chat, "warm", "keep"],
+    [true, found(3), noState, "warm", "none"],
+    [true, found(0), noState, "cold", "none"],
+    [true, found(0), chat, "cold", "set-aside"],
+    [true, absent, noState, "cold", "none"],
+    [true, absent, chat, "cold", "set-aside"],
+    [true, absent, emptyChat, "cold", "none"],
+    [true, unknown, noState, "cold", "none"],
+    [true, unknown, chat, "cold", "set-aside"],
+    [false, found(3), chat, "cold", "set-aside"],
+    [false, found(3), noState, "cold", "none"],
+    [true, found(3), corrupt, "warm", "set-aside"],
+    [true, absent, corrupt, "cold", "set-aside"],
+  ] as const)("continue=%s probe=%o state=%o -> %s, state %s", (continueSession, probe, state, mode, stateAction) => {
+    const decision = decideStart({ continueSession, sessionName: "task-1", probe, state });
+    expect(decision.mode).toBe(mode);
+    expect(decision.state).toBe(stateAction);
+  });
+
+  it("never resumes on an unknown probe, and says why", () => {
+    const decision = decideStart({ continueSession: true, sessionName: "task-1", probe: unknown, state: noState });
+    expect(decision.reason).toContain("cannot lose the prompt");
+  });
+
+  it("explains a lost Goose database when setting the chat aside", () => {
+    const decision = decideStart({ continueSession: true, sessionName: "task-1", probe: absent, state: chat });
+    expect(decision.reason).toContain('no session named "task-1"');
+    expect(decision.stateReason).toContain("4 message(s)");
+  });
+});

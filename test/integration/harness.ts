@@ -185,6 +185,11 @@ export class Workspace {
     return (await this.events()).filter((e) => e.event === "user_message" && e.text === text).length;
   }
 
+  /** Completed Goose turns so far (Goose stores a reply only when its turn ends). */
+  async replies(): Promise<number> {
+    return (await this.events()).filter((e) => e.event === "assistant_message").length;
+  }
+
   url(route: string): string {
     return `http://127.0.0.1:${this.port}${route}`;
   }
@@ -221,6 +226,7 @@ export class Workspace {
   /** Sends a chat message the way the dashboard does and waits for Goose's reply to settle. */
   async send(content: string): Promise<void> {
     await this.waitStable();
+    const repliesBefore = await this.replies();
     const response = await fetch(this.url("/message"), {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -228,9 +234,7 @@ export class Workspace {
       signal: AbortSignal.timeout(60_000),
     });
     if (!response.ok) throw new Error(`POST /message answered ${response.status}: ${await response.text()}`);
-    await this.waitFor(`Goose's reply to ${JSON.stringify(content.slice(0, 40))}`, async () =>
-      (await this.events()).some((e) => e.event === "assistant_message" && e.reply_to === content),
-    );
+    await this.waitFor(`Goose's reply to ${JSON.stringify(content.slice(0, 40))}`, async () => (await this.replies()) > repliesBefore);
     await this.waitStable();
   }
 

@@ -59,6 +59,8 @@ export function run(command: string, args: string[], opts: { cwd?: string; env?:
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr, ms: Date.now() - started });
     });
+    // A script that exits before reading its input closes the pipe.
+    child.stdin.on("error", () => undefined);
     child.stdin.end(opts.input ?? "");
   });
 }

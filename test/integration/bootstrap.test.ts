@@ -1,0 +1,105 @@
+// The coder_script wrappers: size limits, self-contained bundles, and the
+// Node.js bootstrap when the workspace has no usable runtime.
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { copyFile, mkdir, readdir, symlink } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { freePort, renderModule, repoRoot, run, scratchDir, type Rendered } from "./harness.js";
+
+const base = { agent_id: "agent-1", goose_provider: "anthropic", goose_model: "claude-sonnet-4-5" };
+const MAX_ARG_STRLEN = 128 * 1024;
+
+describe("rendered coder_scripts", () => {
+  let rendered: Rendered;
+  beforeAll(async () => {
+    rendered = await renderModule({ ...base, ai_prompt: "Fix the flaky test in ci.yml and open a pull request.", system_prompt: "Be concise." });
+  });
+
+  it("each fits in one argument (Linux MAX_ARG_STRLEN = 128 KiB)", () => {
+    const sizes = { start: Buffer.byteLength(rendered.start), stop: Buffer.byteLength(rendered.stop) };
+    console.log(`coder_script sizes: start ${sizes.start} B (${((100 * sizes.start) / MAX_ARG_STRLEN).toFixed(1)}% of 128 KiB), stop ${sizes.stop} B (${((100 * sizes.stop) / MAX_ARG_STRLEN).toFixed(1)}%)`);
+    expect(sizes.start).toBeLessThan(MAX_ARG_STRLEN);
+    expect(sizes.stop).toBeLessThan(MAX_ARG_STRLEN);
+  });
+
+  it("actually runs as one `sh -c` argument", async () => {
+    // exec'ing with the whole script as one argument is exactly what fails
+    // with E2BIG when a script is too long; `sh -n` parses without running.
+    const result = await run("/bin/sh", ["-n", "-c", rendered.start]);
+    expect(result.code).toBe(0);
+  });
+
+  it("refuses at plan time a prompt that would push the script past the limit", async () => {
+    // Random text does not compress, unlike a real prompt.
+    const random = randomBytes(60_000).toString("base64");
+    await expect(renderModule({ ...base, ai_prompt: random })).rejects.toThrow(/128 KiB limit/);
+  });
+});
+
+describe("built bundles", () => {
+  it.each(["start.mjs", "shutdown.mjs"])("%s loads with plain node, away from node_modules", async (name) => {
+    const dir = await scratchDir("bundle");
+    const outside = path.join("/tmp", path.basename(dir));
+    await mkdir(outside, { recursive: true });
+    await copyFile(path.join(repoRoot, "scripts", name), path.join(outside, name));
+    const result = await run(process.execPath, [name], { cwd: outside });
+    // Without a settings file the script must fail with its own message,
+    // which proves the bundle (zx included) loaded.
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("no settings file given");
+    expect(result.stderr).not.toContain("Dynamic require");
+  });
+});
+
+describe("runtime bootstrap", () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  /** A PATH with the shell tools a slim image has, but no node and no bun. */
+  async function pathWithoutNode(): Promise<string> {
+    const bin = path.join(await scratchDir("bin"), "bin");
+    await mkdir(bin);
+    for (const tool of ["sh", "base64", "gzip", "mkdir", "mv", "rm", "cat", "uname", "tar", "xz", "curl", "sha256sum", "cut", "printf", "dirname"]) {
+      for (const dir of ["/usr/bin", "/bin"]) {
+        const candidate = path.join(dir, tool);
+        if ((await readdir(dir)).includes(tool)) {
+          await symlink(candidate, path.join(bin, tool)).catch(() => undefined);
+          break;
+        }
+      }
+    }
+    return bin;
+  }
+
+  it("with install_node = false, names exactly what to install", async () => {
+    const rendered = await renderModule({ ...base, install_node: false });
+    const home = await scratchDir("home");
+    const result = await run("/bin/sh", ["-c", rendered.start], { env: { HOME: home, PATH: await pathWithoutNode() } });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("needs Node.js 18 or newer (or Bun)");
+    expect(result.stderr).toContain("install_node");
+  });
+
+  it("refuses a Node.js download whose checksum does not match, and installs nothing", async () => {
+    const port = await freePort();
+    const requests: string[] = [];
+    server = createServer((req, res) => {
+      requests.push(req.url ?? "");
+      res.writeHead(200, { "Content-Type": "application/octet-stream" });
+      res.end("not node");
+    });
+    await new Promise<void>((resolve) => server!.listen(port, "127.0.0.1", resolve));
+    const rendered = await renderModule({ ...base, node_download_url: `http://127.0.0.1:${port}/mirror/node` });
+    const home = await scratchDir("home");
+    const result = await run("/bin/sh", ["-c", rendered.start], { env: { HOME: home, PATH: await pathWithoutNode() } });
+    expect(result.code).not.toBe(0);
+    expect(requests).toEqual([expect.stringMatching(/^\/mirror\/node\/v22\.12\.0\/node-v22\.12\.0-linux-(x64|arm64)\.tar\.xz$/)]);
+    expect(result.stderr).toMatch(/SHA-256 .* expected/);
+    const moduleDir = path.join(home, ".coder-modules", "coder", "goose");
+    expect(await readdir(moduleDir)).not.toContain("node");
+  });
+});

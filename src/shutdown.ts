@@ -88,7 +88,7 @@ async function postSnapshot(config: StopConfig, port: number, timeoutMs: number)
     });
     const summary = `${snapshot.kept} message(s), ${Buffer.byteLength(snapshot.payload)} bytes${snapshot.truncated ? ", last message truncated" : ""}`;
     if (response.status === 204) return `posted ${summary}`;
-    if (response.status === 404) return "Coder answered 404: this deployment has no task log snapshots (older than v2.30); skipped";
+    if (response.status === 404) return "Coder answered 404: this deployment does not accept task log snapshots (an older Coder); skipped";
     const text = (await response.text().catch(() => "")).slice(0, 300);
     return `Coder answered HTTP ${response.status} to the snapshot (${summary}): ${text}`;
   } catch (error) {

@@ -11,7 +11,8 @@ import { killTree, signal, waitForExit } from "./stop-process.js";
 import { judgeStateAfterStop } from "./state-check.js";
 
 // Sized so the whole stop fits a 30 s grace period (Kubernetes' default):
-// 3 s save + 2 x 3 s snapshot requests + 5 s turn + 12 s SIGTERM wait + kill.
+// 3 s save + 2 x 3 s snapshot requests + 5 s turn (status checks included)
+// + 12 s SIGTERM wait + up to 2 s for SIGKILL to land = 28 s at worst.
 const DEFAULT_TIMEOUTS: StopTimeouts = { save_ms: 3000, turn_ms: 5000, term_ms: 12000, http_ms: 3000 };
 
 interface FileMark {
@@ -97,17 +98,21 @@ async function postSnapshot(config: StopConfig, port: number, timeoutMs: number)
 }
 
 async function letTurnFinish(port: number, timeoutMs: number): Promise<string> {
-  const status = await getJson<{ status: string }>(agentapiUrl(port, "/status"), 1000);
+  const deadline = Date.now() + timeoutMs;
+  const check = async () => getJson<{ status: string }>(agentapiUrl(port, "/status"), Math.max(100, Math.min(1000, deadline - Date.now())));
+  const status = await check();
   if (!status.ok) return `status unavailable (${status.error})`;
   if (status.body.status !== "running") return `agent ${status.body.status}`;
   const result = await pollUntil(
     async () => {
-      const now = await getJson<{ status: string }>(agentapiUrl(port, "/status"), 1000);
+      const now = await check();
       return now.ok && now.body.status === "stable" ? true : undefined;
     },
-    { timeoutMs, intervalMs: 100 },
+    { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 100 },
   );
-  return "value" in result ? "turn finished" : `still running after ${timeoutMs} ms; its unfinished turn is lost`;
+  // AgentAPI also says "running" while Goose is still starting, so this may
+  // not be a turn at all.
+  return "value" in result ? "agent became idle" : `agent still busy after ${timeoutMs} ms (a turn in progress, or Goose still starting); stopping anyway, an unfinished turn is lost`;
 }
 
 async function main(): Promise<number> {
@@ -169,10 +174,12 @@ async function main(): Promise<number> {
     const backupFile = record?.state_backup ?? null;
     const after = summarizeState(await readOptional(stateFile));
     const backup: StateSummary = backupFile ? summarizeState(await readOptional(backupFile)) : { kind: "missing" };
-    const verdict = judgeStateAfterStop(after, backup, Boolean(record?.persistence));
+    const verdict = judgeStateAfterStop(after, backup, { persistence: Boolean(record?.persistence), wasRunning: target !== null });
     if (verdict.action === "restore" && backupFile) {
       await copyFile(backupFile, stateFile);
       warn(`${verdict.reason}; restored ${stateFile} from ${backupFile}`);
+    } else if (verdict.lost) {
+      warn(`state: ${verdict.reason}`);
     } else {
       log(`state: ${verdict.reason}`);
     }

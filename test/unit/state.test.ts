@@ -29,25 +29,34 @@ describe("summarizeState", () => {
 });
 
 describe("judgeStateAfterStop", () => {
+  const on = { persistence: true, wasRunning: true };
   const valid = (messages: number) => ({ kind: "valid" as const, messages, userMessages: 1, initialPromptSent: false });
 
   it("keeps a state that holds at least what it held at start", () => {
-    expect(judgeStateAfterStop(valid(6), valid(4), true)).toMatchObject({ action: "keep", lost: false });
+    expect(judgeStateAfterStop(valid(6), valid(4), on)).toMatchObject({ action: "keep", lost: false });
   });
 
   it("restores the backup when AgentAPI overwrote the chat before loading it", () => {
-    expect(judgeStateAfterStop(valid(1), valid(4), true)).toMatchObject({ action: "restore", lost: false });
+    expect(judgeStateAfterStop(valid(1), valid(4), on)).toMatchObject({ action: "restore", lost: false });
   });
 
   it("restores the backup over a corrupt file", () => {
-    expect(judgeStateAfterStop({ kind: "invalid", reason: "EOF" }, valid(4), true)).toMatchObject({ action: "restore" });
+    expect(judgeStateAfterStop({ kind: "invalid", reason: "EOF" }, valid(4), on)).toMatchObject({ action: "restore" });
   });
 
   it("reports a loss when the file is corrupt and there is no backup", () => {
-    expect(judgeStateAfterStop({ kind: "invalid", reason: "EOF" }, { kind: "missing" }, true)).toMatchObject({ action: "keep", lost: true });
+    expect(judgeStateAfterStop({ kind: "invalid", reason: "EOF" }, { kind: "missing" }, on)).toMatchObject({ action: "keep", lost: true });
   });
 
   it("checks nothing when persistence is off", () => {
-    expect(judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, false)).toMatchObject({ action: "keep", lost: false });
+    expect(judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, { persistence: false, wasRunning: true })).toMatchObject({ action: "keep", lost: false });
+  });
+
+  it("reports a loss when a running AgentAPI left no state file and there is no backup", () => {
+    expect(judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, on)).toMatchObject({ action: "keep", lost: true });
+  });
+
+  it("accepts no state file when no AgentAPI was running", () => {
+    expect(judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, { persistence: true, wasRunning: false })).toMatchObject({ lost: false });
   });
 });

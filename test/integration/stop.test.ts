@@ -1,0 +1,524 @@
+// The stop coder_script (scripts/shutdown.mjs, issue 4) against real AgentAPI
+// binaries, the Goose double, and a local HTTP server standing in for the
+// Coder agent API that receives task log snapshots.
+import { afterEach, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { Socket } from "node:net";
+import path from "node:path";
+import { Workspace, renderModule, tools, type Rendered, type RunResult } from "./harness.js";
+
+const base = {
+  agent_id: "agent-1",
+  goose_provider: "anthropic",
+  goose_model: "claude-sonnet-4-5",
+  install_goose: false,
+  install_agentapi: false,
+};
+
+// The stop script's defaults (src/shutdown.ts), which these tests keep.
+const SAVE_MS = 3000;
+const TERM_MS = 12000;
+const HTTP_MS = 3000;
+const SNAPSHOT_LIMIT = 64 * 1024;
+const TRUNCATION_MARKER = "[...content truncated, showing the end of the message...]\n\n";
+
+type Message = { id: number; role: string; content: string; time?: string };
+
+let ws: Workspace | null = null;
+let coder: CoderStub | null = null;
+let foreign: ChildProcess | null = null;
+
+afterEach(async () => {
+  await ws?.cleanup();
+  ws = null;
+  await coder?.close();
+  coder = null;
+  if (foreign?.pid && foreign.exitCode === null && foreign.signalCode === null) foreign.kill("SIGKILL");
+  foreign = null;
+});
+
+// ---- helpers ------------------------------------------------------------------------
+
+interface Setup {
+  ws: Workspace;
+  rendered: Rendered;
+  taskId: string | null;
+}
+
+async function setup(opts: { vars?: Record<string, unknown>; task?: boolean } = {}): Promise<Setup> {
+  ws = await Workspace.create();
+  const taskId = opts.task ? randomUUID() : null;
+  const coderEnv: Record<string, string> = { CODER_WORKSPACE_ID: randomUUID() };
+  if (taskId) Object.assign(coderEnv, { CODER_TASK_ID: taskId, CODER_TASK_PROMPT: "Fix the flaky test in ci.yml." });
+  const rendered = await renderModule(
+    { ...base, folder: path.join(ws.home, "project"), agentapi_port: ws.port, enable_state_persistence: true, ...opts.vars },
+    coderEnv,
+  );
+  return { ws, rendered, taskId };
+}
+
+async function start(w: Workspace, rendered: Rendered, binary = tools.agentapiNew): Promise<RunResult> {
+  const result = await w.runScript(rendered.start, binary);
+  expect(result.code, `start failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
+  return result;
+}
+
+async function stop(w: Workspace, rendered: Rendered, binary = tools.agentapiNew): Promise<RunResult> {
+  const result = await w.runScript(rendered.stop, binary, 60_000);
+  // Shown on failure and kept in the run log: the phase lines are the stop's own account.
+  console.log(`stop: exit ${result.code} in ${result.ms} ms\n${result.stdout}${result.stderr}`);
+  return result;
+}
+
+/** `phase <name>: <ms> ms` lines, in order. */
+function phases(output: string): Array<{ name: string; ms: number }> {
+  return [...output.matchAll(/^goose-module: phase (\w+): (\d+) ms$/gm)].map((m) => ({ name: m[1] as string, ms: Number(m[2]) }));
+}
+
+/** AgentAPI's log for its most recent launch (the start script appends a `---` header per launch). */
+async function agentapiLog(w: Workspace): Promise<string> {
+  const text = await readFile(path.join(w.moduleDir, "logs", "agentapi.log"), "utf8");
+  return text.slice(text.lastIndexOf("\n--- "));
+}
+
+async function pidOf(w: Workspace): Promise<number> {
+  const text = await w.readModuleFile("agentapi.pid");
+  const pid = Number(text?.trim());
+  expect(pid, "agentapi.pid").toBeGreaterThan(1);
+  return pid;
+}
+
+/** Alive and not a zombie (an exited child nobody has reaped yet is gone for our purposes). */
+async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return stat !== "" && !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+}
+
+async function processState(pid: number): Promise<string> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+}
+
+/** The state file's messages in /messages' shape (the file says `message`, the API `content`). */
+async function stateMessages(w: Workspace): Promise<Message[]> {
+  const text = await w.readModuleFile("agentapi-state.json");
+  expect(text, "agentapi-state.json").not.toBeNull();
+  const state = JSON.parse(text as string) as { version: number; messages: Array<{ id: number; role: string; message: string }> };
+  expect(state.version).toBe(1);
+  return state.messages.map((m) => ({ id: m.id, role: m.role, content: m.message }));
+}
+
+const shape = (messages: Message[]) => messages.map(({ id, role, content }) => ({ id, role, content }));
+
+interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Stands in for the Coder agent API: records every request and answers 204, 404, 500, or never. */
+class CoderStub {
+  readonly requests: RecordedRequest[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {
+    server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+  }
+
+  static async start(mode: 204 | 404 | 500 | "never"): Promise<CoderStub> {
+    let stub: CoderStub | null = null;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const url = new URL(req.url ?? "/", "http://127.0.0.1");
+        stub?.requests.push({ method: req.method ?? "", path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks) });
+        if (mode === "never") return;
+        if (mode === 204) return void res.writeHead(204).end();
+        res.writeHead(mode, { "Content-Type": "application/json" }).end(JSON.stringify({ message: mode === 404 ? "Route not found." : "Internal error storing the task log." }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    stub = new CoderStub(server, `http://127.0.0.1:${port}`);
+    return stub;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** A task workspace whose stop script talks to a stub Coder API answering `mode`. */
+async function taskSetup(mode: 204 | 404 | 500 | "never", vars: Record<string, unknown> = {}) {
+  const s = await setup({ task: true, vars });
+  coder = await CoderStub.start(mode);
+  const token = `agent-token-${randomUUID()}`;
+  s.ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: token });
+  return { ...s, token, coder };
+}
+
+function expectSnapshotRequest(request: RecordedRequest | undefined, taskId: string, token: string): { messages: Message[] } {
+  expect(request).toBeDefined();
+  const r = request as RecordedRequest;
+  expect(r.method).toBe("POST");
+  expect(r.path).toBe(`/api/v2/workspaceagents/me/tasks/${taskId}/log-snapshot`);
+  expect(r.query.get("format")).toBe("agentapi");
+  expect(r.headers["coder-session-token"]).toBe(token);
+  expect(r.headers["content-type"]).toMatch(/^application\/json/);
+  return JSON.parse(r.body.toString("utf8"));
+}
+
+// ---- tests --------------------------------------------------------------------------
+
+describe("stop: save, then stop", () => {
+  it("sends SIGUSR1 before SIGTERM, and the state file holds every message /messages showed", async () => {
+    const { ws, rendered } = await setup();
+    await start(ws, rendered);
+    await ws.send("List the files in this folder.");
+    await ws.send("Now explain what the Makefile does.");
+    const before = await ws.messages();
+    expect(before.length).toBe(5);
+    const pid = await pidOf(ws);
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+
+    // Order, from AgentAPI's own log: the SIGUSR1 save, then the SIGTERM shutdown.
+    const log = await agentapiLog(ws);
+    const usr1 = log.indexOf("Received SIGUSR1");
+    const saved = log.indexOf("State saved successfully", usr1);
+    const term = log.indexOf('msg="Received shutdown signal" signal=terminated');
+    expect(usr1, log).toBeGreaterThan(-1);
+    expect(saved, log).toBeGreaterThan(usr1);
+    expect(term, log).toBeGreaterThan(saved);
+    expect(log).not.toContain("Failed to save");
+    // ... and from the stop's phase lines, one per phase with its duration.
+    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "snapshot", "turn", "stop", "verify"]);
+    expect(result.stdout).toMatch(/save: (AgentAPI logged the save|state file rewritten)/);
+    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+
+    expect(await stateMessages(ws)).toEqual(shape(before));
+    expect(await running(pid)).toBe(false);
+    expect(await ws.processes()).toEqual([]);
+    expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
+
+    const finished = /stop finished in (\d+) ms/.exec(result.stdout);
+    console.log(`normal stop duration: ${finished?.[1]} ms inside the script, ${result.ms} ms for the whole coder_script (sh + node)`);
+    expect(result.ms).toBeLessThan(5000);
+  });
+});
+
+describe("stop: no state persistence", () => {
+  it("persistence off: no SIGUSR1, clean stop", async () => {
+    const { ws, rendered } = await setup({ vars: { enable_state_persistence: false } });
+    await start(ws, rendered);
+    await ws.send("hello");
+    const pid = await pidOf(ws);
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("save skipped: state persistence is off (enable_state_persistence is false)");
+    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+    const log = await agentapiLog(ws);
+    expect(log).not.toContain("SIGUSR1");
+    expect(log).not.toContain("State saved successfully");
+    expect(log).toContain("Received shutdown signal");
+    expect(await running(pid)).toBe(false);
+    expect(await ws.processes()).toEqual([]);
+    expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
+    expect(await ws.readModuleFile("agentapi-state.json")).toBeNull();
+  });
+
+  it(`AgentAPI below 0.12.0 (${"$"}AGENTAPI_BIN_OLD): no SIGUSR1, clean stop`, async () => {
+    const { ws, rendered } = await setup();
+    await start(ws, rendered, tools.agentapiOld);
+    await ws.send("hello");
+    const pid = await pidOf(ws); // written by the start script: this AgentAPI has no --pid-file
+
+    const result = await stop(ws, rendered, tools.agentapiOld);
+    expect(result.code).toBe(0);
+    // 0.11.8 would ignore SIGUSR1 silently, so its log cannot prove the signal was not sent;
+    // the stop's own decision, read from the start script's launch record, does.
+    expect(result.stdout).toContain(`save skipped: state persistence is off (agentapi ${tools.agentapiOldVersion} < 0.12.0)`);
+    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+    expect(await running(pid)).toBe(false);
+    expect(await ws.processes()).toEqual([]);
+    // 0.11.8 does not remove a PID file; the stop script does.
+    expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
+    expect(await ws.readModuleFile("agentapi-state.json")).toBeNull();
+  });
+});
+
+describe("stop: a PID file that does not name this AgentAPI", () => {
+  // AgentAPI keeps running in each case: its log proves it got no signal.
+  async function startedWorkspace() {
+    const s = await setup();
+    await start(s.ws, s.rendered);
+    await s.ws.waitStable();
+    return { ...s, agentapi: await pidOf(s.ws) };
+  }
+
+  async function expectUntouched(w: Workspace, agentapi: number) {
+    expect(await running(agentapi)).toBe(true);
+    const log = await agentapiLog(w);
+    expect(log).not.toContain("SIGUSR1");
+    expect(log).not.toContain("Received shutdown signal");
+    expect(await w.status()).toBe("stable");
+  }
+
+  it("missing PID file: logged, no signal, exit 0", async () => {
+    const { ws, rendered, agentapi } = await startedWorkspace();
+    await rm(path.join(ws.moduleDir, "agentapi.pid"));
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/no PID in \S+agentapi\.pid; nothing to signal/);
+    expect(result.stdout).toContain("save skipped: AgentAPI is not running");
+    await expectUntouched(ws, agentapi);
+  });
+
+  it("dead PID: logged, no signal, exit 0", async () => {
+    const { ws, rendered, agentapi } = await startedWorkspace();
+    const gone = spawn("true");
+    await new Promise((resolve) => gone.once("exit", resolve));
+    const dead = gone.pid as number;
+    expect(await running(dead)).toBe(false);
+    await writeFile(path.join(ws.moduleDir, "agentapi.pid"), `${dead}\n`);
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`PID ${dead} from`);
+    expect(result.stdout).toContain("is not running; nothing to signal");
+    await expectUntouched(ws, agentapi);
+  });
+
+  it("a PID file naming another live process: it survives untouched, exit 0", async () => {
+    const { ws, rendered, agentapi } = await startedWorkspace();
+    // Not under the workspace's HOME, so ws.cleanup() would not kill it either.
+    foreign = spawn("sleep", ["300"], { stdio: "ignore" });
+    await new Promise((resolve) => foreign?.once("spawn", resolve));
+    const sleeper = foreign.pid as number;
+    await writeFile(path.join(ws.moduleDir, "agentapi.pid"), `${sleeper}\n`);
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`PID ${sleeper} from`);
+    expect(result.stdout).toContain("is not this AgentAPI (its command line differs); it is left alone");
+    // SIGUSR1 and SIGTERM would both kill sleep; SIGSTOP would show as state T.
+    expect(await running(sleeper)).toBe(true);
+    expect(await processState(sleeper)).toBe("S");
+    expect(foreign.exitCode).toBeNull();
+    expect(foreign.signalCode).toBeNull();
+    expect(await ws.readModuleFile("agentapi.pid")).toBe(`${sleeper}\n`);
+    await expectUntouched(ws, agentapi);
+  });
+});
+
+describe("stop: task log snapshot", () => {
+  const prompt = { ai_prompt: "Fix the flaky test in ci.yml." };
+
+  it("normal conversation: POSTs the messages with the agent token", async () => {
+    const { ws, rendered, taskId, token, coder } = await taskSetup(204, prompt);
+    await start(ws, rendered);
+    await ws.send("Run the test suite.");
+    const before = await ws.messages();
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    expect(coder.requests).toHaveLength(1);
+    const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
+    expect(body.messages).toEqual(before);
+    expect(result.stdout).toContain(`snapshot: posted ${before.length} message(s)`);
+    expect(await ws.processes()).toEqual([]);
+  });
+
+  it("more than 10 messages: only the last 10 are posted", async () => {
+    const { ws, rendered, taskId, token, coder } = await taskSetup(204, prompt);
+    await start(ws, rendered);
+    for (let i = 1; i <= 6; i++) await ws.send(`Step ${i}: keep going.`);
+    const before = await ws.messages();
+    expect(before.length).toBeGreaterThan(10);
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
+    expect(body.messages).toEqual(before.slice(-10));
+    expect(body.messages[0]?.id).toBe(before.length - 10);
+    // The state file still holds all of them.
+    expect(await stateMessages(ws)).toEqual(shape(before));
+  });
+
+  it("one huge message: the payload fits 64 KiB and ends with the message's tail", async () => {
+    // No ai_prompt here: one turn, whose reply is about 72 KB of screen text.
+    const { ws, rendered, taskId, token, coder } = await taskSetup(204);
+    ws.setEnv({ GOOSE_DOUBLE_REPLY_LINES: "900" });
+    await start(ws, rendered);
+    await ws.send("Print the whole build log.");
+    const before = await ws.messages();
+    const last = before[before.length - 1] as Message;
+    expect(last.role).toBe("agent");
+    expect(last.content).toContain("detail line 00900/00900");
+    expect(Buffer.byteLength(JSON.stringify({ messages: [last] }))).toBeGreaterThan(SNAPSHOT_LIMIT);
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    const raw = coder.requests[0]?.body as Buffer;
+    const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
+    expect(raw.length).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
+    expect(raw.length).toBeGreaterThan(SNAPSHOT_LIMIT - 1024); // fitted, not gutted
+    expect(body.messages).toHaveLength(1);
+    const posted = body.messages[0] as Message;
+    expect({ id: posted.id, role: posted.role, time: posted.time }).toEqual({ id: last.id, role: last.role, time: last.time });
+    expect(posted.content.startsWith(TRUNCATION_MARKER)).toBe(true);
+    const tail = posted.content.slice(TRUNCATION_MARKER.length);
+    expect(tail.length).toBeGreaterThan(60_000);
+    expect(last.content.endsWith(tail)).toBe(true);
+    expect(result.stdout).toMatch(/snapshot: posted 1 message\(s\), \d+ bytes, last message truncated/);
+  });
+
+  for (const status of [404, 500] as const) {
+    it(`endpoint answering ${status}: logged, the stop still completes with exit 0`, async () => {
+      const { ws, rendered, taskId, token, coder } = await taskSetup(status, prompt);
+      await start(ws, rendered);
+      await ws.send("Run the test suite.");
+      const before = await ws.messages();
+
+      const result = await stop(ws, rendered);
+      expect(result.code).toBe(0);
+      expect(coder.requests).toHaveLength(1);
+      expectSnapshotRequest(coder.requests[0], taskId as string, token);
+      expect(result.stdout).toContain(status === 404 ? "snapshot: Coder answered 404" : "snapshot: Coder answered HTTP 500");
+      expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+      expect(await stateMessages(ws)).toEqual(shape(before));
+      expect(await ws.processes()).toEqual([]);
+    });
+  }
+
+  it("endpoint never answering: the stop completes within its bound", async () => {
+    const { ws, rendered, coder } = await taskSetup("never", prompt);
+    await start(ws, rendered);
+    await ws.send("Run the test suite.");
+    const before = await ws.messages();
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    expect(coder.requests).toHaveLength(1);
+    expect(result.stdout).toContain("snapshot: posting the snapshot failed");
+    const snapshot = phases(result.stdout).find((p) => p.name === "snapshot");
+    expect(snapshot?.ms).toBeGreaterThanOrEqual(HTTP_MS - 100);
+    expect(snapshot?.ms).toBeLessThan(2 * HTTP_MS + 1000);
+    expect(result.ms).toBeLessThan(25_000);
+    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+    expect(await stateMessages(ws)).toEqual(shape(before));
+    expect(await ws.processes()).toEqual([]);
+  });
+
+  it("not a task: no POST at all", async () => {
+    const s = await setup({ task: false });
+    coder = await CoderStub.start(204);
+    s.ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: "agent-token" });
+    await start(s.ws, s.rendered);
+    await s.ws.send("hello");
+
+    const result = await stop(s.ws, s.rendered);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("snapshot skipped: this workspace is not a Coder task");
+    expect(coder.requests).toEqual([]);
+    expect(await s.ws.processes()).toEqual([]);
+  });
+});
+
+describe("stop: a hung AgentAPI", () => {
+  it("ignores SIGTERM (stopped with SIGSTOP): the bound holds, SIGKILL follows, no orphan Goose", async () => {
+    const { ws, rendered } = await setup();
+    await start(ws, rendered);
+    await ws.send("hello");
+    const agentapi = await pidOf(ws);
+    // The interactive Goose under AgentAPI (not the `goose session list` probe, which has exited).
+    const goose = (await ws.events()).find((e) => e.event === "start" && e.argv?.[1] === "session" && e.argv?.[2] !== "list")?.pid as number;
+    expect(await running(goose)).toBe(true);
+
+    // A stopped process handles neither SIGUSR1 nor SIGTERM; only SIGKILL ends it.
+    process.kill(agentapi, "SIGSTOP");
+    await ws.waitFor("AgentAPI stopped", async () => (await processState(agentapi)) === "T", 5000);
+
+    const result = await stop(ws, rendered);
+    // A hung AgentAPI never saved this session's chat: the stop says so and fails.
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("chat history is lost");
+    const byName = Object.fromEntries(phases(result.stdout).map((p) => [p.name, p.ms]));
+    expect(result.stdout).toContain(`no confirmation within ${SAVE_MS} ms`);
+    expect(byName.save).toBeLessThan(SAVE_MS + 1000);
+    expect(result.stdout).toContain(`did not exit within ${TERM_MS} ms of SIGTERM; sent SIGKILL`);
+    expect(byName.stop).toBeGreaterThanOrEqual(TERM_MS);
+    expect(byName.stop).toBeLessThan(TERM_MS + 3000);
+    // save bound + a 1 s /status probe + term bound + kill, plus process start-up.
+    expect(result.ms).toBeLessThan(SAVE_MS + 1000 + TERM_MS + 2000 + 3000);
+    expect(await running(agentapi)).toBe(false);
+    expect(await running(goose)).toBe(false);
+    expect(await ws.processes()).toEqual([]);
+    expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
+  });
+});
+
+describe("stop: restarts", () => {
+  it("right after a warm start, before AgentAPI loaded the old conversation: the conversation survives", async () => {
+    const { ws, rendered } = await setup();
+    await start(ws, rendered);
+    await ws.send("First question.");
+    await ws.send("Second question.");
+    expect((await stop(ws, rendered)).code).toBe(0);
+    const saved = await stateMessages(ws);
+    expect(saved.length).toBe(5);
+
+    // Goose shows its banner but not its prompt for a minute, so AgentAPI never
+    // sees it ready and never loads the saved chat; its save overwrites the file.
+    ws.setEnv({ GOOSE_DOUBLE_STARTUP_MS: "60000" });
+    const warm = await start(ws, rendered);
+    expect(warm.stdout).toContain("warm start");
+    expect(warm.stdout).toContain("5 message(s) kept; backup at");
+    const result = await stop(ws, rendered);
+
+    expect(result.code).toBe(0);
+    const log = await agentapiLog(ws);
+    expect(log).toContain("State saved successfully"); // the near-empty overwrite happened ...
+    expect(result.stdout).toMatch(/warning: the state file holds [01] message\(s\), fewer than the 5 it held at start; restored \S+agentapi-state\.json from \S+agentapi-state\.json\.bak/);
+    expect(await stateMessages(ws)).toEqual(saved); // ... and was undone
+    expect(await ws.processes()).toEqual([]);
+  });
+
+  it("start, converse, stop, start: /messages after the restart equals the one before the stop", async () => {
+    const { ws, rendered } = await setup();
+    await start(ws, rendered);
+    await ws.send("What is in the README?");
+    await ws.send("Summarise it in one line.");
+    const before = await ws.messages();
+    expect((await stop(ws, rendered)).code).toBe(0);
+    expect(await ws.processes()).toEqual([]);
+
+    const warm = await start(ws, rendered);
+    expect(warm.stdout).toContain("warm start");
+    // AgentAPI loads the saved chat once Goose's prompt is up.
+    const after = await ws.waitFor("the restored conversation", async () => {
+      const now = await ws.messages().catch(() => []);
+      return now.length >= before.length ? now : null;
+    }, 30_000);
+    expect(shape(after)).toEqual(shape(before));
+    await ws.waitStable();
+    expect(shape(await ws.messages())).toEqual(shape(before));
+  });
+});

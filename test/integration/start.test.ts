@@ -1,0 +1,618 @@
+// Integration tests of the START coder_script: rendered by `terraform apply`,
+// run as `/bin/sh -c` in a throwaway HOME against real AgentAPI binaries and
+// the Goose double, counting how often the task prompt reaches Goose.
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { createServer, request, type Server } from "node:http";
+import { createReadStream } from "node:fs";
+import { lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { Workspace, freePort, gooseDoubleDir, renderModule, repoRoot, run, tools, type Rendered, type RunResult } from "./harness.js";
+
+const WORKSPACE_ID = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b";
+const CODER_ENV = { CODER_WORKSPACE_ID: WORKSPACE_ID };
+const PROMPT = "Fix the flaky login test and open a pull request.";
+const SESSION = "goose-task";
+
+const workspaces: Workspace[] = [];
+const servers: Server[] = [];
+
+afterEach(async () => {
+  for (const ws of workspaces.splice(0)) await ws.cleanup();
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+});
+
+async function newWorkspace(): Promise<Workspace> {
+  const ws = await Workspace.create();
+  workspaces.push(ws);
+  // Runs after afterEach has ended the processes; a failed test keeps its HOME to look at.
+  onTestFinished(async ({ task }) => {
+    if (task.result?.state === "pass") await rm(ws.home, { recursive: true, force: true });
+  });
+  return ws;
+}
+
+/** The module as a template author would use it, with the binaries taken from PATH. */
+function render(ws: Workspace, vars: Record<string, unknown> = {}): Promise<Rendered> {
+  return renderModule(
+    {
+      agent_id: "test-agent",
+      goose_provider: "anthropic",
+      goose_model: "claude-sonnet-4-5",
+      install_goose: false,
+      install_agentapi: false,
+      agentapi_port: ws.port,
+      folder: path.join(ws.home, "project"),
+      ai_prompt: PROMPT,
+      session_name: SESSION,
+      ...vars,
+    },
+    CODER_ENV,
+  );
+}
+
+/** Runs a script with an explicit PATH (for example one without agentapi or goose on it). */
+function runWithPath(ws: Workspace, script: string, pathDirs: string[]): Promise<RunResult> {
+  return run("/bin/sh", ["-c", script], { cwd: ws.home, env: { ...ws.env(), PATH: pathDirs.join(":") } });
+}
+
+function expectOk(result: RunResult, what: string): void {
+  expect(result.code, `${what} failed:\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).toBe(0);
+}
+
+type Event = Record<string, any>;
+
+/** Goose processes AgentAPI launched (not `--version` or `session list` probes). */
+function agentLaunches(events: Event[]): Event[] {
+  return events.filter((e) => e.event === "start" && (e.argv[1] === "run" || e.argv[1] === "session") && e.argv[2] !== "list");
+}
+
+function promptDeliveries(events: Event[], text = PROMPT): Event[] {
+  return events.filter((e) => e.event === "user_message" && e.text === text);
+}
+
+interface ListedSession {
+  id: string;
+  name: string;
+  working_dir: string;
+  message_count: number;
+}
+
+/** What Goose itself reports (`goose session list --format json`), run with the workspace's environment. */
+async function gooseSessions(ws: Workspace): Promise<ListedSession[]> {
+  const result = await run(path.join(gooseDoubleDir, "goose"), ["session", "list", "--format", "json"], { cwd: ws.home, env: ws.env() });
+  expectOk(result, "goose session list");
+  return JSON.parse(result.stdout);
+}
+
+async function cmdline(pid: number): Promise<string[]> {
+  const raw = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+  return raw.split("\0").filter((part) => part !== "");
+}
+
+async function readPid(file: string): Promise<number> {
+  const text = await readFile(file, "utf8");
+  expect(text).toMatch(/^[0-9]+\n?$/);
+  return Number(text.trim());
+}
+
+/** Live `agentapi` processes started with this workspace's HOME. */
+async function agentapiPids(ws: Workspace): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of await ws.processes()) {
+    const argv = await cmdline(pid);
+    if (argv.length > 0 && path.basename(argv[0]!) === "agentapi") found.push(pid);
+  }
+  return found;
+}
+
+/** Waits until Goose has finished `count` turns (in total, over the event log) and AgentAPI is stable. */
+async function waitTurns(ws: Workspace, count: number): Promise<void> {
+  await ws.waitFor(`${count} completed Goose turn(s)`, async () => (await ws.replies()) >= count);
+  await ws.waitStable();
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function setAsideFiles(stateFile: string): Promise<string[]> {
+  const names = await readdir(path.dirname(stateFile));
+  return names.filter((n) => n.startsWith(`${path.basename(stateFile)}.set-aside-`)).map((n) => path.join(path.dirname(stateFile), n));
+}
+
+/** Collapses the screen padding AgentAPI keeps in message content. */
+function flat(text: string): string {
+  return text.split(/\s+/).filter(Boolean).join(" ");
+}
+
+async function stop(ws: Workspace, rendered: Rendered, agentapiBinary?: string): Promise<void> {
+  expectOk(await ws.runScript(rendered.stop, agentapiBinary), "stop script");
+  await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
+}
+
+/** A GET with a chosen Host header (fetch does not allow setting it). */
+function getVia(port: number, route: string, host: string): Promise<{ status: number; location: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: route, headers: { Host: host } }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("start script", () => {
+  it("cold start with default paths: named session, prompt once, --type goose, state and PID files in the module folder", async () => {
+    const ws = await newWorkspace();
+    // No session_name: the module derives a stable one from the workspace ID.
+    const rendered = await render(ws, { session_name: "" });
+    const sessionName = `coder-${WORKSPACE_ID}`;
+    expect(rendered.outputs.session_name).toBe(sessionName);
+
+    const started = await ws.runScript(rendered.start);
+    expectOk(started, "start script");
+    expect(await ws.status()).not.toBeNull();
+    await waitTurns(ws, 1);
+
+    const sessions = (await gooseSessions(ws)).filter((s) => s.name === sessionName);
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.working_dir).toBe(path.join(ws.home, "project"));
+    const delivered = promptDeliveries(await ws.events());
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]!.session_name).toBe(sessionName);
+    expect(delivered[0]!.session_id).toBe(sessions[0]!.id);
+
+    const pidFile = path.join(ws.moduleDir, "agentapi.pid");
+    const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
+    const pid = await readPid(pidFile);
+    const argv = await cmdline(pid);
+    expect(path.basename(argv[0]!)).toBe("agentapi");
+    const own = argv.slice(0, argv.indexOf("--"));
+    expect(own).toContain("server");
+    expect(own.join(" ")).toContain("--type goose");
+    expect(own.join(" ")).toContain(`--port ${ws.port}`);
+    expect(own[own.indexOf("--state-file") + 1]).toBe(stateFile);
+    expect(own[own.indexOf("--pid-file") + 1]).toBe(pidFile);
+    expect(await agentapiPids(ws)).toEqual([pid]);
+    expect((await stat(path.join(ws.moduleDir, "logs", "agentapi.log"))).isFile()).toBe(true);
+
+    // Path-based app (subdomain = false): the chat links under Coder's app path, and
+    // requests through the dashboard's host name are accepted.
+    const root = await getVia(ws.port, "/", "coder.example.com");
+    expect(root.status).toBe(307);
+    expect(root.location).toMatch(/^\/@[^/]+\/[^/]+\.test-agent\/apps\/goose\/chat\/embed/);
+
+    // AgentAPI writes the state file when it stops: it lands at the default path.
+    await stop(ws, rendered);
+    const state = JSON.parse(await readFile(stateFile, "utf8"));
+    expect(state.version).toBe(1);
+    expect(flat(state.messages.map((m: { message: string }) => m.message).join(" "))).toContain("Goose double reply #1");
+  });
+
+  it("cold start with custom state_file_path and pid_file_path under HOME", async () => {
+    const ws = await newWorkspace();
+    const stateFile = path.join(ws.home, "persist dir", "chat state.json");
+    const pidFile = path.join(ws.home, "run", "goose agentapi.pid");
+    const rendered = await render(ws, { state_file_path: stateFile, pid_file_path: pidFile });
+
+    expectOk(await ws.runScript(rendered.start), "start script");
+    await waitTurns(ws, 1);
+    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    expect((await gooseSessions(ws)).filter((s) => s.name === SESSION)).toHaveLength(1);
+
+    const pid = await readPid(pidFile);
+    const argv = await cmdline(pid);
+    expect(argv.join(" ")).toContain("--type goose");
+    expect(argv[argv.indexOf("--state-file") + 1]).toBe(stateFile);
+    expect(argv[argv.indexOf("--pid-file") + 1]).toBe(pidFile);
+    expect(await exists(path.join(ws.moduleDir, "agentapi.pid"))).toBe(false);
+    expect(await exists(path.join(ws.moduleDir, "logs", "agentapi.log"))).toBe(true);
+
+    await stop(ws, rendered);
+    expect(JSON.parse(await readFile(stateFile, "utf8")).version).toBe(1);
+    expect(await exists(path.join(ws.moduleDir, "agentapi-state.json"))).toBe(false);
+  });
+
+  it("warm start after a stop resumes the session by name, without the prompt, with the chat restored", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    expectOk(await ws.runScript(rendered.start), "first start");
+    await waitTurns(ws, 1);
+    await ws.send("Also update the changelog");
+    const [session] = (await gooseSessions(ws)).filter((s) => s.name === SESSION);
+    expect(session).toBeDefined();
+    await stop(ws, rendered);
+
+    const before = (await ws.events()).length;
+    expectOk(await ws.runScript(rendered.start), "second start");
+    await ws.waitFor("Goose resumed", async () => (await ws.events()).slice(before).find((e) => e.event === "resume"));
+
+    const events = (await ws.events()).slice(before);
+    const launches = agentLaunches(events);
+    expect(launches).toHaveLength(1);
+    expect(launches[0]!.argv.slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
+    expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_name: SESSION, session_id: session!.id })]);
+    expect(events.some((e) => e.event === "session_created")).toBe(false);
+
+    // AgentAPI loads the saved chat once Goose shows its prompt.
+    await ws.waitFor("restored chat history", async () => {
+      const messages = await ws.messages().catch(() => []);
+      return messages.some((m) => m.role === "user" && m.content.includes("Also update the changelog"));
+    });
+    await ws.waitStable();
+    const restored = flat((await ws.messages()).map((m) => m.content).join(" "));
+    expect(restored).toContain("Goose double reply #1");
+    expect(restored).toContain("Goose double reply #2");
+    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+
+    // Goose kept its memory: the next turn is the session's third.
+    await ws.send("What did I ask before?");
+    const replies = (await ws.events()).filter((e) => e.event === "assistant_message");
+    expect(replies[replies.length - 1]).toMatchObject({ session_id: session!.id, text: expect.stringMatching(/^Goose double reply #3:/) });
+    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+  });
+
+  it("continue = false starts a fresh session each time and sets the previous chat aside", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { continue: false });
+    const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
+    expectOk(await ws.runScript(rendered.start), "first start");
+    await waitTurns(ws, 1);
+    const [first] = await gooseSessions(ws);
+    await stop(ws, rendered);
+    const savedState = await readFile(stateFile, "utf8");
+
+    const before = (await ws.events()).length;
+    expectOk(await ws.runScript(rendered.start), "second start");
+    await waitTurns(ws, 2);
+
+    const events = (await ws.events()).slice(before);
+    expect(events.some((e) => e.event === "resume")).toBe(false);
+    const created = events.filter((e) => e.event === "session_created");
+    expect(created).toHaveLength(1);
+    expect(created[0]!.session_id).not.toBe(first!.id);
+    // A new session is a cold start, so it gets the task prompt, once.
+    expect(promptDeliveries(events)).toEqual([expect.objectContaining({ session_id: created[0]!.session_id })]);
+
+    const named = (await gooseSessions(ws)).filter((s) => s.name === SESSION);
+    expect(named.map((s) => s.id).sort()).toEqual([first!.id, created[0]!.session_id].sort());
+
+    // The old chat is kept on disk, not shown for the new session.
+    const aside = await setAsideFiles(stateFile);
+    expect(aside).toHaveLength(1);
+    expect(await readFile(aside[0]!, "utf8")).toBe(savedState);
+    const messages = flat((await ws.messages()).map((m) => m.content).join(" "));
+    expect(messages).toContain("Goose double reply #1");
+    expect(messages).not.toContain("Goose double reply #2");
+  });
+
+  it("AgentAPI v0.11.8: no persistence flags, one warning naming the version, the agent still runs", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    const started = await ws.runScript(rendered.start, tools.agentapiOld);
+    expectOk(started, "start script");
+
+    const warnings = `${started.stdout}\n${started.stderr}`.split("\n").filter((line) => /warn/i.test(line) && line.includes(tools.agentapiOldVersion));
+    expect(warnings).toHaveLength(1);
+    expect(await ws.status()).not.toBeNull();
+
+    const pidFile = path.join(ws.moduleDir, "agentapi.pid");
+    const pid = await readPid(pidFile);
+    const argv = await cmdline(pid);
+    expect(argv[0]).toBe(tools.agentapiOld);
+    expect(argv.join(" ")).toContain("--type goose");
+    const own = argv.slice(0, argv.indexOf("--"));
+    expect(own.some((a) => a.startsWith("--state-file"))).toBe(false);
+    expect(own.some((a) => a.startsWith("--pid-file"))).toBe(false);
+    expect(await agentapiPids(ws)).toEqual([pid]);
+
+    await waitTurns(ws, 1);
+    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    expect((await gooseSessions(ws)).filter((s) => s.name === SESSION)).toHaveLength(1);
+  });
+
+  it("a session that exists without a user message is a cold start; the prompt reaches Goose once in total", async () => {
+    const ws = await newWorkspace();
+    const folder = path.join(ws.home, "project");
+    await mkdir(folder, { recursive: true });
+    // Goose died before the prompt was stored: the named session exists, empty.
+    const empty = await run(path.join(gooseDoubleDir, "goose"), ["session", "--name", SESSION], {
+      cwd: folder,
+      env: { ...ws.env(), GOOSE_PROVIDER: "anthropic", GOOSE_MODEL: "claude-sonnet-4-5", GOOSE_TELEMETRY_ENABLED: "false" },
+      input: "",
+    });
+    expectOk(empty, "creating the empty session");
+    const [emptySession] = await gooseSessions(ws);
+    expect(emptySession).toMatchObject({ name: SESSION, message_count: 0 });
+
+    const rendered = await render(ws);
+    const before = (await ws.events()).length;
+    expectOk(await ws.runScript(rendered.start), "first start");
+    await waitTurns(ws, 1);
+    let events = (await ws.events()).slice(before);
+    expect(events.some((e) => e.event === "resume")).toBe(false);
+    const [created] = events.filter((e) => e.event === "session_created");
+    expect(created).toBeDefined();
+    expect(promptDeliveries(events)).toEqual([expect.objectContaining({ session_id: created!.session_id })]);
+
+    // The next start resumes the session that holds the prompt, and sends nothing again.
+    await stop(ws, rendered);
+    const mid = (await ws.events()).length;
+    expectOk(await ws.runScript(rendered.start), "second start");
+    await ws.waitFor("Goose resumed", async () => (await ws.events()).slice(mid).find((e) => e.event === "resume"));
+    await ws.waitStable();
+    events = (await ws.events()).slice(mid);
+    expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_id: created!.session_id })]);
+    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+  });
+
+  it("a lost Goose database with a state file present: the state is set aside and the start is cold", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
+    expectOk(await ws.runScript(rendered.start), "first start");
+    await waitTurns(ws, 1);
+    await ws.send("Remember the blue elephant");
+    await stop(ws, rendered);
+    const savedState = await readFile(stateFile, "utf8");
+    expect(savedState).toContain("blue elephant");
+
+    await rm(path.join(ws.home, ".local", "share", "goose"), { recursive: true, force: true });
+    const before = (await ws.events()).length;
+    const started = await ws.runScript(rendered.start);
+    expectOk(started, "second start");
+    await ws.waitFor("the prompt in the new session", async () => promptDeliveries((await ws.events()).slice(before)).length > 0);
+    await ws.waitFor("the new session's reply", async () => (await ws.events()).slice(before).some((e) => e.event === "assistant_message"));
+    await ws.waitStable();
+
+    const events = (await ws.events()).slice(before);
+    expect(events.some((e) => e.event === "resume")).toBe(false);
+    expect(events.filter((e) => e.event === "session_created")).toHaveLength(1);
+    expect(promptDeliveries(events)).toHaveLength(1);
+
+    const aside = await setAsideFiles(stateFile);
+    expect(aside).toHaveLength(1);
+    expect(await readFile(aside[0]!, "utf8")).toBe(savedState);
+    expect(started.stdout).toContain(aside[0]!);
+
+    const messages = await ws.messages();
+    expect(messages.some((m) => m.content.includes("blue elephant"))).toBe(false);
+    expect(messages.some((m) => m.role === "user")).toBe(false);
+  });
+
+  it.each([
+    ["v0.12.2", () => tools.agentapiNew],
+    ["v0.11.8", () => tools.agentapiOld],
+  ])("a second run while AgentAPI %s runs starts nothing new", async (_label, binary) => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    expectOk(await ws.runScript(rendered.start, binary()), "first start");
+    const pidFile = path.join(ws.moduleDir, "agentapi.pid");
+    const pid = await readPid(pidFile);
+    await waitTurns(ws, 1);
+
+    const again = await ws.runScript(rendered.start, binary());
+    expectOk(again, "second start");
+    expect(await readPid(pidFile)).toBe(pid);
+    expect(await agentapiPids(ws)).toEqual([pid]);
+    await ws.waitStable();
+    const events = await ws.events();
+    expect(agentLaunches(events)).toHaveLength(1);
+    expect(promptDeliveries(events)).toHaveLength(1);
+    // No second AgentAPI was even attempted (v0.12 would refuse it over the PID file).
+    expect(await readFile(path.join(ws.moduleDir, "logs", "agentapi.log"), "utf8")).not.toMatch(/already running|address already in use/);
+  });
+
+  it("a PID file naming a live process that is not this AgentAPI is replaced, and that process is left alone", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    const pidFile = path.join(ws.moduleDir, "agentapi.pid");
+    // A recycled PID: some other live process, outside this workspace's HOME.
+    const other = spawn("sleep", ["300"], { stdio: "ignore", env: { PATH: "/usr/bin:/bin" } });
+    try {
+      await mkdir(ws.moduleDir, { recursive: true });
+      await writeFile(pidFile, `${other.pid}\n`);
+      expectOk(await ws.runScript(rendered.start), "start script");
+      const pid = await readPid(pidFile);
+      expect(pid).not.toBe(other.pid);
+      expect(await agentapiPids(ws)).toEqual([pid]);
+      expect(await cmdline(other.pid!)).toEqual(["sleep", "300"]);
+      await waitTurns(ws, 1);
+      expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
+
+  describe("when `goose session list` fails", () => {
+    /** A goose on PATH whose `session list` fails, as with a locked or newer database; everything else is the double. */
+    async function brokenListGoose(ws: Workspace): Promise<string> {
+      const dir = path.join(ws.home, "broken-list-bin");
+      await mkdir(dir, { recursive: true });
+      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${path.join(gooseDoubleDir, "goose")}' "$@"\n`;
+      await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
+      return dir;
+    }
+
+    async function coldStartThenStop(ws: Workspace, rendered: Rendered): Promise<void> {
+      expectOk(await ws.runScript(rendered.start), "first start");
+      await waitTurns(ws, 1);
+      await stop(ws, rendered);
+    }
+
+    it("falls back to a read-only look at the database and still resumes", async () => {
+      const ws = await newWorkspace();
+      const rendered = await render(ws);
+      await coldStartThenStop(ws, rendered);
+      const [session] = await gooseSessions(ws);
+
+      const before = (await ws.events()).length;
+      const pathDirs = [await brokenListGoose(ws), path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"];
+      expectOk(await runWithPath(ws, rendered.start, pathDirs), "second start");
+      await ws.waitFor("Goose resumed", async () => (await ws.events()).slice(before).find((e) => e.event === "resume"));
+      const events = (await ws.events()).slice(before);
+      expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_id: session!.id })]);
+      expect(events.some((e) => e.event === "session_created")).toBe(false);
+      await ws.waitStable();
+      expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    });
+
+    it("without sqlite3 it cannot tell, says so, and starts cold so the prompt is not lost", async () => {
+      const ws = await newWorkspace();
+      const rendered = await render(ws);
+      await coldStartThenStop(ws, rendered);
+
+      // Everything in /usr/bin except sqlite3.
+      const noSqlite = path.join(ws.home, "no-sqlite-bin");
+      await mkdir(noSqlite);
+      for (const name of await readdir("/usr/bin")) {
+        if (!name.startsWith("sqlite")) await symlink(path.join("/usr/bin", name), path.join(noSqlite, name));
+      }
+      const before = (await ws.events()).length;
+      const started = await runWithPath(ws, rendered.start, [await brokenListGoose(ws), path.dirname(tools.agentapiNew), noSqlite]);
+      expectOk(started, "second start");
+      expect(started.stdout).toMatch(/session list/);
+      expect(started.stdout).toMatch(/sqlite3/);
+      await ws.waitFor("the prompt in a new session", async () => promptDeliveries((await ws.events()).slice(before)).length > 0);
+      await ws.waitStable();
+      const events = (await ws.events()).slice(before);
+      expect(events.some((e) => e.event === "resume")).toBe(false);
+      expect(events.filter((e) => e.event === "session_created")).toHaveLength(1);
+      expect(promptDeliveries(events)).toHaveLength(1);
+    });
+  });
+
+  it("hostile prompt and folder arrive intact and execute nothing", async () => {
+    const ws = await newWorkspace();
+    const hostile = `it's "quoted" $(touch PWNED) \`touch PWNED2\` ; touch PWNED3 && echo \\$HOME %s héllo — 日本語 🚀`;
+    const prompt = `${hostile}\nsecond line with 'single' and "double"\n\n  indented; touch PWNED3\n`;
+    const folder = path.join(ws.home, `dir ${hostile}`);
+    const rendered = await render(ws, { ai_prompt: prompt, folder, session_name: "task.hostile_1" });
+
+    expectOk(await ws.runScript(rendered.start), "start script");
+    await waitTurns(ws, 1);
+
+    expect((await stat(folder)).isDirectory()).toBe(true);
+    expect(promptDeliveries(await ws.events(), prompt)).toHaveLength(1);
+    expect(await ws.readModuleFile("task-prompt.md")).toBe(prompt);
+    const [session] = (await gooseSessions(ws)).filter((s) => s.name === "task.hostile_1");
+    expect(session?.working_dir).toBe(folder);
+
+    const pwned: string[] = [];
+    for (const dir of [ws.home, repoRoot]) {
+      const entries = await readdir(dir, { recursive: dir === ws.home });
+      pwned.push(...entries.filter((e) => /(^|\/)PWNED/.test(String(e))).map((e) => path.join(dir, String(e))));
+    }
+    expect(pwned).toEqual([]);
+
+    // Names that could reach a shell are refused when the template is applied.
+    await expect(render(ws, { session_name: "x; touch PWNED" })).rejects.toThrow(/session_name/);
+  });
+
+  it.each([
+    // The other binary stays on PATH, so the message is about the missing one.
+    ["agentapi", "install_agentapi", () => gooseDoubleDir],
+    ["goose", "install_goose", () => path.dirname(tools.agentapiNew)],
+  ])("%s missing from PATH with %s = false fails with a message naming both", async (binary, variable, otherDir) => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    const result = await runWithPath(ws, rendered.start, [otherDir(), "/usr/local/bin", "/usr/bin", "/bin"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(new RegExp(`(^|[^_])${binary}\\b`));
+    expect(result.stderr).toContain(variable);
+    expect(await ws.processes()).toEqual([]);
+    expect(await ws.status()).toBeNull();
+  });
+
+  it.each(["pre_install", "post_install"])("a failing %s_script stops the start with its output and starts no AgentAPI", async (step) => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { [`${step}_script`]: "echo boom; exit 3" });
+    const result = await ws.runScript(rendered.start);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`${step}_script`);
+    expect(result.stderr).toContain("boom");
+    expect(await readFile(path.join(ws.moduleDir, "logs", `${step}.log`), "utf8")).toContain("boom");
+    expect(await ws.status()).toBeNull();
+    expect(await exists(path.join(ws.moduleDir, "agentapi.pid"))).toBe(false);
+    expect(await ws.processes()).toEqual([]);
+    expect(agentLaunches(await ws.events())).toEqual([]);
+  });
+
+  it("installs AgentAPI and Goose from the configured URLs once, and reuses them on the next start", async () => {
+    const ws = await newWorkspace();
+    const version = tools.agentapiNewVersion;
+    const assetPath = `/v${version}/agentapi-linux-${process.arch === "arm64" ? "arm64" : "amd64"}`;
+    const installerEnvFile = path.join(ws.home, "goose-installer-env.txt");
+    const doubleSource = path.join(gooseDoubleDir, "goose");
+    const installer = [
+      "#!/bin/bash",
+      "set -eu",
+      `printf 'GOOSE_VERSION=%s\\nCONFIGURE=%s\\nGOOSE_BIN_DIR=%s\\n' "\${GOOSE_VERSION-unset}" "\${CONFIGURE-unset}" "\${GOOSE_BIN_DIR-unset}" > '${installerEnvFile}'`,
+      'if [ "${GOOSE_VERSION-}" != v1.47.0 ] || [ "${CONFIGURE-}" != false ]; then echo "fake installer: unexpected settings" >&2; exit 1; fi',
+      'mkdir -p "$GOOSE_BIN_DIR"',
+      `cp '${doubleSource}' "$GOOSE_BIN_DIR/goose"`,
+      'chmod 755 "$GOOSE_BIN_DIR/goose"',
+      "",
+    ].join("\n");
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      requests.push(req.url ?? "");
+      if (req.url === assetPath) {
+        res.writeHead(200, { "Content-Type": "application/octet-stream" });
+        createReadStream(tools.agentapiNew).pipe(res);
+      } else if (req.url === "/download_cli.sh") {
+        res.writeHead(200, { "Content-Type": "text/x-shellscript" });
+        res.end(installer);
+      } else {
+        res.writeHead(404).end("not found");
+      }
+    });
+    servers.push(server);
+    const port = await freePort();
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+
+    const rendered = await render(ws, {
+      install_agentapi: true,
+      agentapi_version: `v${version}`,
+      agentapi_download_url: `http://127.0.0.1:${port}`,
+      install_goose: true,
+      goose_version: "1.47.0",
+      goose_installer_url: `http://127.0.0.1:${port}/download_cli.sh`,
+    });
+    // Neither agentapi nor goose is on PATH: only the downloads can make this work.
+    const systemPath = ["/usr/local/bin", "/usr/bin", "/bin"];
+    expectOk(await runWithPath(ws, rendered.start, systemPath), "first start");
+    expect(requests.filter((u) => u === assetPath)).toHaveLength(1);
+    expect(requests.filter((u) => u === "/download_cli.sh")).toHaveLength(1);
+
+    const agentapiBin = path.join(ws.moduleDir, "bin", "agentapi");
+    expect((await lstat(agentapiBin)).isFile()).toBe(true);
+    const versionOut = await run(agentapiBin, ["--version"]);
+    expect(versionOut.stdout).toContain(version);
+    const pid = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
+    expect(await readlink(`/proc/${pid}/exe`)).toBe(agentapiBin);
+
+    const gooseBin = path.join(ws.home, ".local", "bin", "goose");
+    expect((await stat(gooseBin)).isFile()).toBe(true);
+    const installerEnv = await readFile(installerEnvFile, "utf8");
+    expect(installerEnv).toContain("GOOSE_VERSION=v1.47.0\n");
+    expect(installerEnv).toContain("CONFIGURE=false\n");
+    expect(installerEnv).toContain(`GOOSE_BIN_DIR=${path.join(ws.home, ".local", "bin")}\n`);
+    expect((await cmdline(pid)).slice((await cmdline(pid)).indexOf("--") + 1)[0]).toBe(gooseBin);
+    await waitTurns(ws, 1);
+    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+
+    await stop(ws, rendered);
+    const before = requests.length;
+    expectOk(await runWithPath(ws, rendered.start, systemPath), "second start");
+    expect(requests.slice(before)).toEqual([]);
+    const second = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
+    expect(await readlink(`/proc/${second}/exe`)).toBe(agentapiBin);
+    await ws.waitFor("Goose resumed", async () => (await ws.events()).some((e) => e.event === "resume"));
+  });
+});

@@ -77,6 +77,9 @@ module "agentapi" {
   pid_file_path            = var.pid_file_path
   task_log_snapshot        = var.task_log_snapshot
 
+  stop_turn_wait_seconds    = var.stop_turn_wait_seconds
+  stop_sigterm_wait_seconds = var.stop_sigterm_wait_seconds
+
   install_node      = var.install_node
   node_download_url = var.node_download_url
 

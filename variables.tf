@@ -261,3 +261,25 @@ variable "install_node" {
   type        = bool
   default     = true
 }
+
+variable "stop_turn_wait_seconds" {
+  description = "When the workspace stops while Goose is in the middle of a turn, how long to let the turn finish before stopping it (Goose saves a turn only when it completes)."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.stop_turn_wait_seconds >= 0 && var.stop_turn_wait_seconds <= 300
+    error_message = "stop_turn_wait_seconds must be between 0 and 300."
+  }
+}
+
+variable "stop_sigterm_wait_seconds" {
+  description = "How long the stop script waits for AgentAPI to exit after SIGTERM before it kills AgentAPI and Goose. With the defaults the whole stop fits a 30 s grace period."
+  type        = number
+  default     = 12
+
+  validation {
+    condition     = var.stop_sigterm_wait_seconds >= 1 && var.stop_sigterm_wait_seconds <= 300
+    error_message = "stop_sigterm_wait_seconds must be between 1 and 300."
+  }
+}

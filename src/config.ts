@@ -33,8 +33,6 @@ export interface StartConfig {
   folder: string;
   agentapi: AgentapiSettings;
   agent: GooseSettings;
-  /** Bounds in milliseconds; absent in production, where the defaults apply. */
-  timeouts?: { ready_ms?: number };
 }
 
 export interface StopTimeouts {
@@ -48,6 +46,7 @@ export interface StopConfig {
   module_folder: string;
   agentapi: AgentapiSettings;
   task: { enabled: boolean; id: string; log_snapshot: boolean };
+  /** The template sets the turn and SIGTERM bounds; the stop script has defaults for the rest. */
   timeouts?: Partial<StopTimeouts>;
 }
 

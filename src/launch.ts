@@ -41,3 +41,18 @@ export async function waitForReady(port: number, opts: { timeoutMs: number; exit
     { timeoutMs: opts.timeoutMs, intervalMs: 100, abort: opts.exited },
   );
 }
+
+/**
+ * After AgentAPI answers, watches it for a while: a Goose that cannot start
+ * (a bad provider, a session it cannot resume) exits within moments and takes
+ * AgentAPI with it. Returns early once the agent is idle at its prompt.
+ */
+export async function settle(port: number, opts: { timeoutMs: number; exited: () => string | undefined }) {
+  return pollUntil<string>(
+    async () => {
+      const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), 2000);
+      return reply.ok && reply.body.status === "stable" ? "stable" : undefined;
+    },
+    { timeoutMs: opts.timeoutMs, intervalMs: 100, abort: opts.exited },
+  );
+}

@@ -13,10 +13,14 @@ import { decideStart, type StartDecision } from "./session-decision.js";
 import { summarizeState, type StateSummary } from "./state-file.js";
 import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, type PersistenceFiles } from "./commands.js";
 import { findRunningAgentapi } from "./process-info.js";
-import { spawnAgentapi, waitForReady, writePidFile } from "./launch.js";
+import { settle, spawnAgentapi, waitForReady, writePidFile } from "./launch.js";
 import { writeLaunchRecord } from "./launch-record.js";
 
-const DEFAULT_READY_TIMEOUT_MS = 180_000;
+// AgentAPI itself answers within a second; the bound covers slow disks.
+const READY_TIMEOUT_MS = 60_000;
+// Long enough for a Goose that cannot start to exit, short enough not to hold
+// up a workspace whose Goose loads slow extensions.
+const SETTLE_TIMEOUT_MS = 15_000;
 
 async function readOptional(file: string): Promise<string | null> {
   try {
@@ -74,7 +78,7 @@ async function main(): Promise<void> {
   const running = await findRunningAgentapi(paths.pidFile, port);
   if (running.status === "running") {
     log(`AgentAPI is already running (PID ${running.pid} from ${paths.pidFile}); not starting a second one`);
-    const ready = await waitForReady(port, { timeoutMs: config.timeouts?.ready_ms ?? DEFAULT_READY_TIMEOUT_MS, exited: () => undefined });
+    const ready = await waitForReady(port, { timeoutMs: READY_TIMEOUT_MS, exited: () => undefined });
     if (!("value" in ready)) throw new StepError(`AgentAPI (PID ${running.pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`);
     return;
   }
@@ -173,13 +177,18 @@ async function main(): Promise<void> {
     // AgentAPI before v0.12.0 writes no PID file; the stop script needs one.
     if (!persistence && child.pid) await writePidFile(paths.pidFile, child.pid);
     log(`started AgentAPI (PID ${child.pid}) on port ${port}: ${path.basename(agentapi)} ${args.slice(0, args.indexOf("--") + 2).join(" ")} ...`);
-    const ready = await waitForReady(port, { timeoutMs: config.timeouts?.ready_ms ?? DEFAULT_READY_TIMEOUT_MS, exited: () => exited });
+    const ready = await waitForReady(port, { timeoutMs: READY_TIMEOUT_MS, exited: () => exited });
     if (!("value" in ready)) {
-      const why = "aborted" in ready ? ready.aborted : `AgentAPI did not answer on port ${port} within ${(config.timeouts?.ready_ms ?? DEFAULT_READY_TIMEOUT_MS) / 1000} s`;
+      const why = "aborted" in ready ? ready.aborted : `AgentAPI did not answer on port ${port} within ${(READY_TIMEOUT_MS) / 1000} s`;
       throw new StepError(`${why}. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`);
     }
+    log(`AgentAPI answers (status: ${ready.value.status}, agent type: ${ready.value.agent_type ?? "unknown"})`);
+    const settled = await settle(port, { timeoutMs: SETTLE_TIMEOUT_MS, exited: () => exited });
+    if ("aborted" in settled) {
+      throw new StepError(`Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`);
+    }
     child.unref();
-    log(`AgentAPI is up (status: ${ready.value.status}, agent type: ${ready.value.agent_type ?? "unknown"})`);
+    log("value" in settled ? "Goose is ready for input" : `Goose is still starting after ${SETTLE_TIMEOUT_MS / 1000} s; it keeps starting in the background`);
   });
 }
 

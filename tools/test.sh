@@ -49,6 +49,8 @@ step "build is reproducible" check_build_reproducible
 step "terraform fmt" "$TF" fmt -check -recursive -diff
 step "terraform validate (root)" tf_validate .
 step "terraform validate (modules/agentapi)" tf_validate modules/agentapi
+step "terraform validate (examples/task-template)" tf_validate examples/task-template
+step "terraform validate (examples/workspace-template)" tf_validate examples/workspace-template
 step "terraform test" "$TF" test -no-color -test-directory=test/terraform
 step "unit tests" npx vitest run --project unit
 step "integration tests" npx vitest run --project integration

@@ -58,6 +58,10 @@ locals {
       id           = data.coder_task.me.enabled ? data.coder_task.me.id : ""
       log_snapshot = var.task_log_snapshot
     }
+    timeouts = {
+      turn_ms = var.stop_turn_wait_seconds * 1000
+      term_ms = var.stop_sigterm_wait_seconds * 1000
+    }
   }
 
   wrapper = {

@@ -184,3 +184,25 @@ variable "agent_config" {
   type        = any
   default     = {}
 }
+
+variable "stop_turn_wait_seconds" {
+  description = "How long the stop script lets a running turn finish."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.stop_turn_wait_seconds >= 0 && var.stop_turn_wait_seconds <= 300
+    error_message = "stop_turn_wait_seconds must be between 0 and 300."
+  }
+}
+
+variable "stop_sigterm_wait_seconds" {
+  description = "How long the stop script waits for AgentAPI to exit after SIGTERM before SIGKILL."
+  type        = number
+  default     = 12
+
+  validation {
+    condition     = var.stop_sigterm_wait_seconds >= 1 && var.stop_sigterm_wait_seconds <= 300
+    error_message = "stop_sigterm_wait_seconds must be between 1 and 300."
+  }
+}

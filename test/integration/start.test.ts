@@ -487,6 +487,21 @@ describe("start script", () => {
     });
   });
 
+  it("a Goose that exits right after launch fails the start with AgentAPI's log, not a false success", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    const dir = path.join(ws.home, "dying-goose-bin");
+    await mkdir(dir, { recursive: true });
+    // Probes work; the interactive session dies at once, as Goose does with an unusable provider.
+    const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${path.join(gooseDoubleDir, "goose")}' "$@"; fi\necho "Error: provider rejected the API key" >&2\nexit 1\n`;
+    await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
+    const result = await runWithPath(ws, rendered.start, [dir, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("Goose exited right after it started");
+    expect(result.stderr).toContain("agentapi.log");
+    expect(await ws.processes()).toEqual([]);
+  });
+
   it("hostile prompt and folder arrive intact and execute nothing", async () => {
     const ws = await newWorkspace();
     const hostile = `it's "quoted" $(touch PWNED) \`touch PWNED2\` ; touch PWNED3 && echo \\$HOME %s héllo — 日本語 🚀`;

@@ -238,3 +238,17 @@ run "old_agentapi_with_persistence_warns" {
 
   expect_failures = [check.agentapi_version_supports_persistence]
 }
+
+run "stop_bounds_reach_the_stop_script" {
+  command = plan
+
+  variables {
+    stop_turn_wait_seconds    = 2
+    stop_sigterm_wait_seconds = 20
+  }
+
+  assert {
+    condition     = module.agentapi.stop_config.timeouts.turn_ms == 2000 && module.agentapi.stop_config.timeouts.term_ms == 20000
+    error_message = "the stop bounds must reach the stop script in milliseconds"
+  }
+}

@@ -121,3 +121,15 @@ run "node_download_url_not_a_url" {
   variables { node_download_url = "nodejs.org/dist" }
   expect_failures = [var.node_download_url]
 }
+
+run "negative_stop_turn_wait" {
+  command = plan
+  variables { stop_turn_wait_seconds = -1 }
+  expect_failures = [var.stop_turn_wait_seconds]
+}
+
+run "zero_sigterm_wait" {
+  command = plan
+  variables { stop_sigterm_wait_seconds = 0 }
+  expect_failures = [var.stop_sigterm_wait_seconds]
+}

@@ -1,0 +1,62 @@
+// The main job as a test: a workspace's whole life, rendered from
+// examples/task-template, with three restarts in a row.
+import { describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { processesWithEnv } from "./harness.js";
+import { LifecycleError, runLifecycle, type LifecycleReport } from "../../tools/lifecycle/lifecycle.js";
+
+describe("workspace lifecycle (examples/task-template, three restarts)", () => {
+  it("resumes the same Goose session with its history, delivers the prompt once, and leaves nothing behind", async () => {
+    const progress: string[] = [];
+    let home = "";
+    let report: LifecycleReport;
+    try {
+      report = await runLifecycle({
+        restarts: 3,
+        logger: (line) => progress.push(line),
+        onRunDir: (run) => {
+          home = run.home;
+        },
+      });
+    } catch (error) {
+      const step = error instanceof LifecycleError ? error.step : "unknown";
+      throw new Error(`lifecycle failed at ${step}: ${(error as Error).message}\nprogress:\n${progress.join("\n")}`);
+    }
+    const context = `progress:\n${progress.join("\n")}\nchecks:\n${report.checks.map((c) => `${c.ok ? "PASS" : "FAIL"} ${c.name}: ${c.detail}`).join("\n")}`;
+    const { cycles } = report;
+
+    expect(cycles, context).toHaveLength(4);
+    // Exactly one delivery of the task prompt, over four starts.
+    expect(report.promptDeliveries, context).toBe(1);
+    // The same Goose session every time: cold once, then resumed.
+    expect(cycles.map((c) => c.mode), context).toEqual(["cold", "warm", "warm", "warm"]);
+    const ids = cycles.map((c) => c.sessionId);
+    expect(ids[0], context).toBeTruthy();
+    expect(new Set(ids).size, context).toBe(1);
+    expect(cycles.map((c) => c.sessionsWithName), context).toEqual([1, 1, 1, 1]);
+    // A history that only grows: restored exactly, then one more exchange.
+    expect(cycles[0]!.messagesBeforeStop, context).toBeGreaterThan(0);
+    for (let i = 1; i < cycles.length; i++) {
+      const previous = cycles[i - 1]!;
+      const cycle = cycles[i]!;
+      expect(cycle.messagesAfterStart, `restart #${i}: restored count\n${context}`).toBe(previous.messagesBeforeStop);
+      expect(cycle.messagesAfterStart, context).toBeGreaterThanOrEqual(previous.messagesAfterStart);
+      expect(cycle.messagesBeforeStop, `restart #${i}: history grows\n${context}`).toBeGreaterThan(cycle.messagesAfterStart);
+    }
+    // Every stop posted the task log snapshot to the Coder endpoint.
+    expect(report.snapshots, context).toHaveLength(4);
+    for (const snapshot of report.snapshots) {
+      expect(snapshot.taskId).toBe(report.taskId);
+      expect(snapshot.tokenMatched).toBe(true);
+      expect(snapshot.messages).toBeGreaterThan(0);
+    }
+    expect(report.checks.filter((c) => !c.ok), context).toEqual([]);
+    expect(report.ok).toBe(true);
+
+    // No process left behind, and the throwaway folder is gone.
+    expect(report.leftAfterStop, context).toEqual([]);
+    expect(home).not.toBe("");
+    expect(await processesWithEnv(`HOME=${home}`)).toEqual([]);
+    expect(existsSync(report.runDir)).toBe(false);
+  }, 240_000);
+});

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job: play a Coder workspace's life with this module on this machine
+# (terraform apply of examples/task-template, the rendered start and stop
+# coder_scripts, real AgentAPI, the Goose test double) and report what survived.
+#
+#   npm run lifecycle                 # setup (cached after the first run), then one restart
+#   npm run lifecycle -- --restarts 3 --keep
+#   npm run lifecycle -- --help
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "$root"
+
+# Setup talks on stderr/stdout with a "setup:" prefix; keep it short when cached.
+bash tools/setup.sh
+# shellcheck source=/dev/null
+set -a
+. .tools/env.sh
+set +a
+
+# Bundle to a private name first, so two runs at once never read a half-written file.
+mkdir -p .tmp
+node_modules/.bin/esbuild tools/lifecycle/main.ts --bundle --platform=node --format=esm --target=node18 \
+  --log-level=warning --outfile=".tmp/lifecycle.$$.mjs"
+mv -f ".tmp/lifecycle.$$.mjs" .tmp/lifecycle.mjs
+exec node .tmp/lifecycle.mjs "$@"

@@ -53,7 +53,8 @@ export async function ensureAgentapi(opts: { install: boolean; version: string; 
   const target = path.join(opts.binDir, "agentapi");
   const wanted = clean(opts.version);
   if (!opts.install) {
-    const found = (await commandPath("agentapi", `${opts.binDir}:${opts.pathValue}`)) ?? null;
+    // Not binDir: it holds a link to the binary a previous start found on PATH.
+    const found = await commandPath("agentapi", opts.pathValue);
     if (!found) {
       throw new StepError("agentapi is not on PATH and install_agentapi is false. Install AgentAPI (v0.12.1 or newer) in the workspace image, or set install_agentapi = true.");
     }

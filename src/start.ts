@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { $ } from "zx/core";
 import { homeDir, readJsonConfig, resolvePaths, type ModulePaths, type StartConfig } from "./config.js";
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   if (agentapi !== path.join(paths.bin, "agentapi")) {
     // The CLI app runs $MODULE_DIR/bin/agentapi whichever binary was used.
     await rm(path.join(paths.bin, "agentapi"), { force: true });
-    await $`ln -s ${agentapi} ${path.join(paths.bin, "agentapi")}`;
+    await symlink(agentapi, path.join(paths.bin, "agentapi"));
   }
   await phase("configure", () => configureGoose(goose, { port, env: process.env, home }));
   await phase("post-install", () => runUserScript("post_install", goose.install_script.post, scriptOpts));

@@ -5,13 +5,7 @@
 // wait for the PID). Both run against real AgentAPI and the Goose test double,
 // right after a short conversation, alternating, several times each.
 //
-// Run (from the repository root; the bundle must sit two folders deep, in
-// .tmp/bench/, because harness.ts finds the repository from its own location):
-//
-//   bash tools/setup.sh && set -a && . .tools/env.sh && set +a &&
-//   node_modules/.bin/esbuild bench/stop.ts --bundle --platform=node --format=esm \
-//     --target=node18 --log-level=warning --outfile=.tmp/bench/stop.mjs &&
-//   node .tmp/bench/stop.mjs [runs per variant, default 5]
+// Run: npm run bench -- [runs per variant, default 5]
 //
 // Timing goals live here, never in tests.
 import { randomBytes, randomUUID } from "node:crypto";

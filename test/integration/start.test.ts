@@ -491,18 +491,19 @@ describe("start script", () => {
     ["at once", "", /AgentAPI exited \(code 1\) before it was ready|Goose exited right after it started/],
     // Long enough for AgentAPI to answer /status first: only the settle watch catches this.
     ["after AgentAPI is up", "sleep 1", /Goose exited right after it started/],
-  ])("a Goose that dies %s fails the start with its error from AgentAPI's log, not a false success", async (_when, pause, message) => {
+  ])("a Goose that dies %s fails the start with AgentAPI's log, not a false success", async (_when, pause, message) => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
     const dir = path.join(ws.home, "dying-goose-bin");
     await mkdir(dir, { recursive: true });
     // Probes work; the interactive session dies, as Goose does with an unusable provider.
-    const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${path.join(gooseDoubleDir, "goose")}' "$@"; fi\n${pause}\necho "Error: provider rejected the API key" >&2\nexit 1\n`;
+    const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${path.join(gooseDoubleDir, "goose")}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${pause}\nexit 1\n`;
     await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
     const result = await runWithPath(ws, rendered.start, [dir, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(message);
-    expect(result.stderr).toContain("provider rejected the API key");
+    // The tail of AgentAPI's log, with its diagnosis of the agent's exit.
+    expect(result.stderr).toContain("agent exited with error");
     expect(await ws.processes()).toEqual([]);
   });
 

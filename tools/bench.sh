@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Timing measurements (bench/): prints numbers, asserts nothing.
+#   npm run bench -- [runs per variant, default 5]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "$root"
+bash tools/setup.sh
+set -a
+# shellcheck source=/dev/null
+. .tools/env.sh
+set +a
+# The bundle sits two folders deep because harness.ts finds the repository from its own location.
+mkdir -p .tmp/bench
+node_modules/.bin/esbuild bench/stop.ts --bundle --platform=node --format=esm --target=node18 \
+  --log-level=warning --outfile=.tmp/bench/stop.mjs
+exec node .tmp/bench/stop.mjs "$@"

@@ -90,18 +90,21 @@ variable "ai_prompt" {
   description = "The task prompt. It is delivered to Goose once, on the first start of the named session, and never again on a restart. In a task template pass data.coder_task.me.prompt."
   type        = string
   default     = ""
+  nullable    = false
 }
 
 variable "system_prompt" {
   description = "Standing instructions for Goose, written to a block that this module owns inside ~/.config/goose/.goosehints."
   type        = string
   default     = ""
+  nullable    = false
 }
 
 variable "session_name" {
   description = "The name of the Goose session. Empty means a name derived from the workspace ID, which stays the same across restarts."
   type        = string
   default     = ""
+  nullable    = false
 
   validation {
     condition     = var.session_name == "" || can(regex("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", var.session_name))
@@ -199,6 +202,7 @@ variable "state_file_path" {
   description = "Absolute path of the AgentAPI state file. Empty means $HOME/.coder-modules/coder/goose/agentapi-state.json."
   type        = string
   default     = ""
+  nullable    = false
 
   validation {
     condition     = var.state_file_path == "" || can(regex("^/[^\\n\\r\\x00]*[^/]$", var.state_file_path))
@@ -210,6 +214,7 @@ variable "pid_file_path" {
   description = "Absolute path of the AgentAPI PID file. Empty means $HOME/.coder-modules/coder/goose/agentapi.pid."
   type        = string
   default     = ""
+  nullable    = false
 
   validation {
     condition     = var.pid_file_path == "" || can(regex("^/[^\\n\\r\\x00]*[^/]$", var.pid_file_path))

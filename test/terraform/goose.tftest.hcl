@@ -252,3 +252,16 @@ run "stop_bounds_reach_the_stop_script" {
     error_message = "the stop bounds must reach the stop script in milliseconds"
   }
 }
+
+run "null_prompt_is_an_empty_prompt" {
+  command = plan
+
+  variables {
+    ai_prompt = null
+  }
+
+  assert {
+    condition     = module.agentapi.start_config.agent.prompt == ""
+    error_message = "a null ai_prompt (a template outside a task) must mean no prompt"
+  }
+}

@@ -2,6 +2,7 @@ import { access } from "node:fs/promises";
 import path from "node:path";
 import { $ } from "zx/core";
 import type { SessionProbe } from "./session-decision.js";
+import { commandPath } from "./shell.js";
 
 interface ListedSession {
   id?: unknown;
@@ -93,8 +94,7 @@ export async function probeSession(opts: { goose: string; name: string; env: Nod
 
   const db = gooseSessionsDb(opts.env, opts.home);
   if (!(await exists(db))) return { kind: "absent", source: `no Goose database at ${db}` };
-  const sqlite = await $({ nothrow: true, quiet: true })`command -v sqlite3`;
-  if (sqlite.exitCode !== 0) return { kind: "unknown", reason: `${cliProblem}; sqlite3 is not installed for a read-only check` };
+  if (!(await commandPath("sqlite3", opts.env.PATH))) return { kind: "unknown", reason: `${cliProblem}; sqlite3 is not installed for a read-only check` };
   const query = await $({ nothrow: true, quiet: true, timeout: "30s" })`sqlite3 -readonly -json ${`file:${db}?mode=ro`} ${sessionQuery(opts.name)}`;
   if (query.exitCode !== 0) return { kind: "unknown", reason: `${cliProblem}; sqlite3 failed: ${query.stderr.trim()}` };
   const rows = JSON.parse(query.stdout.trim() || "[]") as Array<{ id: string; working_dir: string; user_messages: number }>;

@@ -1,17 +1,9 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { readOptional } from "./files.js";
 import { log, warn } from "./log.js";
 import { coderExtension, developerExtension, mergeGooseConfig, upsertHintsBlock } from "./goose-config.js";
 import type { GooseSettings } from "./config.js";
-
-async function readOptional(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-}
 
 async function writeIfChanged(file: string, content: string, before: string | null): Promise<void> {
   if (content === before) return;

@@ -4,6 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { $ } from "zx/core";
 import clean from "semver/functions/clean.js";
 import { StepError, log } from "./log.js";
+import { parseVersionOutput } from "./version-gate.js";
 import { commandPath } from "./shell.js";
 import { logTail, runToLog } from "./user-scripts.js";
 
@@ -18,12 +19,9 @@ export function agentapiDownloadUrl(base: string, version: string, arch: string)
   return `${base.replace(/\/+$/, "")}/${version}/${agentapiAsset(arch)}`;
 }
 
-/** The last field of `<tool> --version`, cleaned to semver; Goose prints " 1.47.0". */
 export async function installedVersion(binary: string, env?: NodeJS.ProcessEnv): Promise<string | null> {
   const out = await $({ nothrow: true, quiet: true, timeout: "20s", env })`${binary} --version`;
-  if (out.exitCode !== 0) return null;
-  const fields = out.stdout.trim().split(/\s+/);
-  return clean(fields[fields.length - 1] ?? "") ?? null;
+  return out.exitCode === 0 ? parseVersionOutput(out.stdout) : null;
 }
 
 export async function download(url: string, dest: string, attempts = 4): Promise<void> {

@@ -31,15 +31,20 @@ export interface AgentStatus {
   agent_type?: string;
 }
 
-/** Waits for AgentAPI's /status to answer, failing early if the process exits. */
-export async function waitForReady(port: number, opts: { timeoutMs: number; exited: () => string | undefined }) {
+/** Polls AgentAPI's /status until `accept` takes the answer, failing early if the process exits. */
+function pollStatus(port: number, accept: (status: AgentStatus) => boolean, opts: { timeoutMs: number; exited: () => string | undefined }) {
   return pollUntil<AgentStatus>(
     async () => {
       const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), 2000);
-      return reply.ok && typeof reply.body.status === "string" ? reply.body : undefined;
+      return reply.ok && typeof reply.body.status === "string" && accept(reply.body) ? reply.body : undefined;
     },
     { timeoutMs: opts.timeoutMs, intervalMs: 100, abort: opts.exited },
   );
+}
+
+/** Waits for AgentAPI's /status to answer at all. */
+export function waitForReady(port: number, opts: { timeoutMs: number; exited: () => string | undefined }) {
+  return pollStatus(port, () => true, opts);
 }
 
 /**
@@ -47,12 +52,6 @@ export async function waitForReady(port: number, opts: { timeoutMs: number; exit
  * (a bad provider, a session it cannot resume) exits within moments and takes
  * AgentAPI with it. Returns early once the agent is idle at its prompt.
  */
-export async function settle(port: number, opts: { timeoutMs: number; exited: () => string | undefined }) {
-  return pollUntil<string>(
-    async () => {
-      const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), 2000);
-      return reply.ok && reply.body.status === "stable" ? "stable" : undefined;
-    },
-    { timeoutMs: opts.timeoutMs, intervalMs: 100, abort: opts.exited },
-  );
+export function settle(port: number, opts: { timeoutMs: number; exited: () => string | undefined }) {
+  return pollStatus(port, (s) => s.status === "stable", opts);
 }

@@ -1,6 +1,7 @@
-import { copyFile, open, readFile, rm, stat } from "node:fs/promises";
+import { copyFile, open, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { homeDir, readJsonConfig, resolvePaths, type StopConfig, type StopTimeouts } from "./config.js";
+import { readOptional } from "./files.js";
 import { log, phase, reportFatal, warn } from "./log.js";
 import { findRunningAgentapi, readPidFile } from "./process-info.js";
 import { readLaunchRecord } from "./launch-record.js";
@@ -42,10 +43,6 @@ async function readFrom(file: string, offset: number): Promise<string> {
   } finally {
     await handle.close();
   }
-}
-
-async function readOptional(file: string): Promise<string | null> {
-  return readFile(file, "utf8").catch(() => null);
 }
 
 /**

@@ -1,7 +1,8 @@
-import { copyFile, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { $ } from "zx/core";
 import { homeDir, readJsonConfig, resolvePaths, type ModulePaths, type StartConfig } from "./config.js";
+import { readOptional } from "./files.js";
 import { StepError, log, phase, reportFatal, warn } from "./log.js";
 import { configureShell, commandPath } from "./shell.js";
 import { runUserScript, logTail } from "./user-scripts.js";
@@ -21,14 +22,6 @@ const READY_TIMEOUT_MS = 60_000;
 // Long enough for a Goose that cannot start to exit, short enough not to hold
 // up a workspace whose Goose loads slow extensions.
 const SETTLE_TIMEOUT_MS = 15_000;
-
-async function readOptional(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, "utf8");
-  } catch {
-    return null;
-  }
-}
 
 async function decidePersistence(binary: string, requested: boolean) {
   const version = await $({ nothrow: true, quiet: true, timeout: "20s" })`${binary} --version`;

@@ -3,8 +3,11 @@ import gte from "semver/functions/gte.js";
 
 export const MIN_PERSISTENCE_VERSION = "0.12.0";
 
-/** `agentapi --version` prints "agentapi version 0.12.1"; the version is the last field. */
-export function parseAgentapiVersion(output: string | null | undefined): string | null {
+/**
+ * The version in a `--version` line: its last field, cleaned to semver.
+ * AgentAPI prints "agentapi version 0.12.1", Goose " 1.47.0".
+ */
+export function parseVersionOutput(output: string | null | undefined): string | null {
   if (!output) return null;
   const fields = output.trim().split(/\s+/);
   return clean(fields[fields.length - 1] ?? "");
@@ -16,9 +19,9 @@ export type PersistenceGate =
 
 export function gateOnVersion(requested: boolean, versionOutput: string | null): PersistenceGate {
   if (!requested) {
-    return { kind: "decided", enabled: false, version: parseAgentapiVersion(versionOutput), reason: "enable_state_persistence is false" };
+    return { kind: "decided", enabled: false, version: parseVersionOutput(versionOutput), reason: "enable_state_persistence is false" };
   }
-  const version = parseAgentapiVersion(versionOutput);
+  const version = parseVersionOutput(versionOutput);
   if (version === null) {
     const shown = versionOutput?.trim() ? `"${versionOutput.trim()}"` : "nothing";
     return { kind: "probe-help", version: null, reason: `agentapi --version printed ${shown}, which is not a semantic version` };

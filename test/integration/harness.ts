@@ -88,6 +88,28 @@ export interface Rendered {
   resources: Array<{ address: string; values: Record<string, any> }>;
 }
 
+/** Every resource and data source in `terraform show -json` output, child modules included. */
+export function appliedResources(state: any): Rendered["resources"] {
+  const resources: Rendered["resources"] = [];
+  const walk = (module: any) => {
+    for (const r of module?.resources ?? []) resources.push({ address: r.address, values: r.values });
+    for (const child of module?.child_modules ?? []) walk(child);
+  };
+  walk(state?.values?.root_module);
+  return resources;
+}
+
+/** Polls (no fixed sleeps) until `check` is truthy or the bound passes. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await delay(50);
+  }
+}
+
 let fixtureDir: string | null = null;
 
 /**
@@ -120,12 +142,7 @@ export async function renderModule(vars: Record<string, unknown>, coderEnv: Reco
   if (show.code !== 0) throw new Error(`terraform show failed:\n${show.stderr}`);
   await rm(stateFile, { force: true });
   const state = JSON.parse(show.stdout);
-  const resources: Rendered["resources"] = [];
-  const walk = (module: any) => {
-    for (const r of module?.resources ?? []) resources.push({ address: r.address, values: r.values });
-    for (const child of module?.child_modules ?? []) walk(child);
-  };
-  walk(state.values?.root_module);
+  const resources = appliedResources(state);
   const script = (name: string) => {
     const found = resources.find((r) => r.address === `module.goose.module.agentapi.coder_script.${name}`);
     if (!found) throw new Error(`no coder_script.${name} in the applied state`);
@@ -210,15 +227,8 @@ export class Workspace {
     return ((await response.json()) as { messages: Array<{ id: number; content: string; role: string }> }).messages;
   }
 
-  /** Polls (no fixed sleeps) until `check` is truthy or the bound passes. */
-  async waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await delay(50);
-    }
+  waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+    return waitFor(what, check, timeoutMs);
   }
 
   async waitStable(timeoutMs = 60_000): Promise<void> {

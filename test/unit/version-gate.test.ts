@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { gateOnHelp, gateOnVersion, parseAgentapiVersion } from "../../src/version-gate.js";
+import { gateOnHelp, gateOnVersion, parseVersionOutput } from "../../src/version-gate.js";
 
-describe("parseAgentapiVersion", () => {
+describe("parseVersionOutput", () => {
   it.each([
     ["agentapi version 0.12.1\n", "0.12.1"],
     ["agentapi version v0.12.0", "0.12.0"],
@@ -12,7 +12,7 @@ describe("parseAgentapiVersion", () => {
     ["", null],
     [null, null],
   ])("%j -> %j", (output, expected) => {
-    expect(parseAgentapiVersion(output)).toBe(expected);
+    expect(parseVersionOutput(output)).toBe(expected);
   });
 });
 

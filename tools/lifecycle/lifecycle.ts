@@ -13,7 +13,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
-import { freePort, processesWithEnv, run, tools, type RunResult } from "../../test/integration/harness.js";
+import { appliedResources, freePort, processesWithEnv, run, tools, waitFor, type RunResult } from "../../test/integration/harness.js";
+import { tail } from "../../src/user-scripts.js";
 
 export interface LifecycleOptions {
   /** How many times the workspace starts again after the first start (default 1). */
@@ -192,23 +193,8 @@ class CoderEndpoint {
   }
 }
 
-/** Polls `check` (no fixed sleeps) until it gives a value or the bound passes. */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs: number, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(intervalMs);
-  }
-}
-
 function lines(text: string, pattern: RegExp): string[] {
   return text.split("\n").filter((line) => pattern.test(line));
-}
-
-function tail(text: string, count = 25): string {
-  return text.trimEnd().split("\n").slice(-count).join("\n");
 }
 
 export async function runLifecycle(options: LifecycleOptions = {}): Promise<LifecycleReport> {
@@ -507,12 +493,7 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
       const show = await run(terraform, ["show", "-json", "-no-color", state], { cwd: tfDir, env, timeoutMs: 60_000 });
       if (show.code !== 0) throw new Error(`terraform show exited ${show.code}:\n${tail(show.stderr)}`);
       const parsed = JSON.parse(show.stdout) as { values?: { root_module?: TfModule; outputs?: Record<string, { value: unknown }> } };
-      const resources: Array<{ address: string; values: Record<string, unknown> }> = [];
-      const walk = (module: TfModule | undefined) => {
-        for (const r of module?.resources ?? []) resources.push({ address: r.address, values: r.values });
-        for (const child of module?.child_modules ?? []) walk(child);
-      };
-      walk(parsed.values?.root_module);
+      const resources = appliedResources(parsed);
       const find = (address: string) => {
         const found = resources.find((r) => r.address === address);
         if (!found) throw new Error(`no ${address} in the applied state`);

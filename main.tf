@@ -42,6 +42,8 @@ locals {
     app_slug       = local.app_slug
     extensions     = local.extra_extensions
     install_script = { pre = var.pre_install_script == null ? "" : var.pre_install_script, post = var.post_install_script == null ? "" : var.post_install_script }
+
+    continue_interrupted_turn = var.continue_interrupted_turn
   }
 }
 

@@ -118,6 +118,13 @@ variable "continue" {
   default     = true
 }
 
+variable "continue_interrupted_turn" {
+  description = "When the workspace stopped while Goose was answering a message, ask the resumed session to carry on with it (once) on the next start. When false, the task waits for input in the chat."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
 variable "install_agentapi" {
   description = "Install AgentAPI (agentapi_version) when it is not already installed at that version."
   type        = bool
@@ -186,9 +193,9 @@ variable "additional_extensions" {
       var.additional_extensions == null ? true :
       trimspace(var.additional_extensions) == "" ? true :
       can(keys(yamldecode(var.additional_extensions))) &&
-      alltrue([for name, ext in try(yamldecode(var.additional_extensions), {}) : can(keys(ext)) && can(regex("^[A-Za-z0-9_-]+$", name))])
+      alltrue([for name, ext in try(yamldecode(var.additional_extensions), {}) : can(keys(ext)) && can(regex("^[A-Za-z0-9][A-Za-z0-9_-]*$", name)) && name != "__proto__"])
     )
-    error_message = "additional_extensions must be YAML mapping extension names (letters, digits, '_' and '-') to extension settings, for example \"github:\\n  type: stdio\\n  cmd: github-mcp-server\"."
+    error_message = "additional_extensions must be YAML mapping extension names (letters, digits, '_' and '-', starting with a letter or digit) to extension settings, for example \"github:\\n  type: stdio\\n  cmd: github-mcp-server\"."
   }
 }
 

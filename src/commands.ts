@@ -1,3 +1,5 @@
+import { CONTINUATION_TEXT } from "./interrupted-turn.js";
+
 export type StartMode = "cold" | "warm";
 
 /**
@@ -10,7 +12,11 @@ export type StartMode = "cold" | "warm";
  * would depend on it recognising Goose's input box and on its state file
  * (absent before v0.12.0) to remember it was sent.
  */
-export function buildGooseArgs(mode: StartMode, sessionName: string, promptFile: string | null): string[] {
+export function buildGooseArgs(mode: StartMode, sessionName: string, promptFile: string | null, continueTurn = false): string[] {
+  // `goose session --resume` sends nothing; `goose run --resume --interactive
+  // --text T` adds T as a new user turn and then stays interactive (goose.md
+  // §1.3, crates/goose-cli/src/cli.rs handle_run_command).
+  if (mode === "warm" && continueTurn) return ["run", "--resume", "--name", sessionName, "--interactive", "--text", CONTINUATION_TEXT];
   if (mode === "warm") return ["session", "--resume", "--name", sessionName];
   if (promptFile) return ["run", "--interactive", "--name", sessionName, "--instructions", promptFile];
   return ["session", "--name", sessionName];
@@ -54,7 +60,8 @@ export function buildLaunchEnv(
   env.GOOSE_MODEL = opts.model;
   // An interactive Goose under AgentAPI's terminal must never stop to ask:
   // approve modes ask before each tool call, the first run asks about
-  // telemetry, and the keyring needs a desktop session.
+  // telemetry, and the keyring needs a desktop session. These go to this
+  // process alone, never into config.yaml, which the user's own `goose` reads.
   env.GOOSE_MODE = "auto";
   env.GOOSE_TELEMETRY_ENABLED = "false";
   env.GOOSE_DISABLE_KEYRING = "1";

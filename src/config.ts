@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { StepError } from "./log.js";
 
 export interface AgentapiSettings {
@@ -23,6 +23,7 @@ export interface GooseSettings {
   system_prompt: string;
   session_name: string;
   continue: boolean;
+  continue_interrupted_turn: boolean;
   app_slug: string;
   extensions: Record<string, unknown>;
   install_script: { pre: string; post: string };
@@ -40,6 +41,8 @@ export interface StopTimeouts {
   turn_ms: number;
   term_ms: number;
   http_ms: number;
+  cancel_ms: number;
+  exit_ms: number;
 }
 
 export interface StopConfig {
@@ -57,6 +60,7 @@ export interface ModulePaths {
   bin: string;
   stateFile: string;
   stateBackup: string;
+  stateOwner: string;
   pidFile: string;
   launchRecord: string;
   promptFile: string;
@@ -77,6 +81,7 @@ export function resolvePaths(home: string, moduleFolder: string, agentapi: Pick<
     bin: path.join(dir, "bin"),
     stateFile,
     stateBackup: `${stateFile}.bak`,
+    stateOwner: `${stateFile}.owner.json`,
     pidFile: agentapi.pid_file ? expandHome(agentapi.pid_file, home) : path.join(dir, "agentapi.pid"),
     launchRecord: path.join(dir, "agentapi-launch.json"),
     promptFile: path.join(dir, "task-prompt.md"),
@@ -89,11 +94,18 @@ export function homeDir(): string {
   return home;
 }
 
-export async function readJsonConfig<T>(file: string | undefined): Promise<T> {
-  if (!file) throw new StepError("no settings file given; run this script through the module's coder_script.");
+/**
+ * The settings the coder_script passes in GOOSE_MODULE_SETTINGS (gzip+base64
+ * JSON). They are read from the environment, not a file, so a stop needs no
+ * disk space; the variable is removed at once so no child inherits the prompt.
+ */
+export function readSettings<T>(env: NodeJS.ProcessEnv = process.env): T {
+  const encoded = env.GOOSE_MODULE_SETTINGS;
+  delete env.GOOSE_MODULE_SETTINGS;
+  if (!encoded) throw new StepError("no settings given (GOOSE_MODULE_SETTINGS is not set); run this script through the module's coder_script.");
   try {
-    return JSON.parse(await readFile(file, "utf8")) as T;
+    return JSON.parse(gunzipSync(Buffer.from(encoded, "base64")).toString("utf8")) as T;
   } catch (error) {
-    throw new StepError(`cannot read the module settings from ${file}: ${(error as Error).message}. Re-apply the template so the coder_script is rendered again.`);
+    throw new StepError(`cannot read the module settings: ${(error as Error).message}. Re-apply the template so the coder_script is rendered again.`);
   }
 }

@@ -14,6 +14,23 @@ export async function getJson<T>(url: string, timeoutMs: number): Promise<{ ok: 
   }
 }
 
+/** POSTs JSON to AgentAPI; redirects are never followed. */
+export async function postJson(url: string, body: unknown, timeoutMs: number): Promise<{ ok: true; status: number } | { ok: false; error: string }> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.arrayBuffer().catch(() => undefined);
+    return response.ok ? { ok: true, status: response.status } : { ok: false, error: `HTTP ${response.status}` };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
 /** Polls `check` until it returns a value, the deadline passes, or `abort` says to stop. */
 export async function pollUntil<T>(
   check: () => Promise<T | undefined>,

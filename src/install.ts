@@ -1,11 +1,11 @@
-import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { $ } from "zx/core";
 import clean from "semver/functions/clean.js";
 import { StepError, log } from "./log.js";
 import { parseVersionOutput } from "./version-gate.js";
-import { commandPath } from "./shell.js";
+import { commandPath, helperEnv, run } from "./exec.js";
+import { mkdirPrivate, writeFileAtomic } from "./safe-fs.js";
 import { logTail, runToLog } from "./user-scripts.js";
 
 export function agentapiAsset(arch: string): string {
@@ -20,8 +20,8 @@ export function agentapiDownloadUrl(base: string, version: string, arch: string)
 }
 
 export async function installedVersion(binary: string, env?: NodeJS.ProcessEnv): Promise<string | null> {
-  const out = await $({ nothrow: true, quiet: true, timeout: "20s", env })`${binary} --version`;
-  return out.exitCode === 0 ? parseVersionOutput(out.stdout) : null;
+  const out = await run(binary, ["--version"], { env, timeoutMs: 20_000 });
+  return out.code === 0 ? parseVersionOutput(out.stdout) : null;
 }
 
 export async function download(url: string, dest: string, attempts = 4): Promise<void> {
@@ -30,10 +30,7 @@ export async function download(url: string, dest: string, attempts = 4): Promise
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(120_000), redirect: "follow" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const body = Buffer.from(await response.arrayBuffer());
-      const partial = `${dest}.partial`;
-      await writeFile(partial, body, { mode: 0o755 });
-      await rename(partial, dest);
+      await writeFileAtomic(dest, Buffer.from(await response.arrayBuffer()), { mode: 0o755 });
       return;
     } catch (error) {
       lastError = (error as Error).message;
@@ -62,12 +59,11 @@ export async function ensureAgentapi(opts: { install: boolean; version: string; 
     log(`agentapi ${wanted} already installed at ${target}`);
     return target;
   }
-  await mkdir(opts.binDir, { recursive: true });
+  await mkdirPrivate(opts.binDir);
   const url = agentapiDownloadUrl(opts.baseUrl, opts.version, process.arch);
   log(`installing agentapi ${opts.version} from ${url}`);
   const fetched = `${target}.download`;
   await download(url, fetched);
-  await chmod(fetched, 0o755);
   const got = await installedVersion(fetched);
   if (got === null) {
     await rm(fetched, { force: true });
@@ -76,6 +72,12 @@ export async function ensureAgentapi(opts: { install: boolean; version: string; 
   await rename(fetched, target);
   log(`agentapi ${got} installed at ${target}`);
   return target;
+}
+
+async function installerTool(tool: string, pathValue: string): Promise<string> {
+  const found = await commandPath(tool, pathValue);
+  if (!found) throw new StepError(`the Goose installer needs '${tool}', which is not installed. Add it to the workspace image, or install goose there and set install_goose = false.`);
+  return found;
 }
 
 /**
@@ -105,21 +107,19 @@ export async function ensureGoose(opts: {
     log(`goose ${wanted} already installed at ${existing}`);
     return existing;
   }
-  for (const tool of ["curl", "tar", "bzip2"]) {
-    if (!(await commandPath(tool, opts.pathValue))) {
-      throw new StepError(`the Goose installer needs '${tool}', which is not installed. Add it to the workspace image, or install goose there and set install_goose = false.`);
-    }
-  }
+  const bash = await installerTool("bash", opts.pathValue);
+  for (const tool of ["curl", "tar", "bzip2"]) await installerTool(tool, opts.pathValue);
   const installer = path.join(opts.scriptsDir, "goose-installer.sh");
   log(`installing goose ${opts.version} with ${opts.installerUrl}`);
   await download(opts.installerUrl, installer);
-  await mkdir(opts.binDir, { recursive: true });
+  await mkdirPrivate(opts.binDir);
   const logFile = path.join(opts.logsDir, "install-goose.log");
-  await writeFile(logFile, "");
-  const code = await runToLog("bash", [installer], {
+  await writeFileAtomic(logFile, "", { mode: 0o600 });
+  // The installer is the module's helper, not the user's script: no BASH_ENV.
+  const code = await runToLog(bash, [installer], {
     logFile,
     cwd: opts.scriptsDir,
-    env: { ...opts.env, GOOSE_VERSION: `v${wanted ?? opts.version}`, GOOSE_BIN_DIR: opts.binDir, CONFIGURE: "false" },
+    env: helperEnv({ ...opts.env, GOOSE_VERSION: `v${wanted ?? opts.version}`, GOOSE_BIN_DIR: opts.binDir, CONFIGURE: "false" }),
   });
   const installed = path.join(opts.binDir, "goose");
   const got = code === 0 ? await installedVersion(installed, opts.env) : null;

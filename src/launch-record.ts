@@ -1,4 +1,6 @@
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import type { TurnDecision } from "./interrupted-turn.js";
+import { writeFileAtomic } from "./safe-fs.js";
 
 /** What the start script decided, so the stop script acts on the same answer instead of guessing. */
 export interface LaunchRecord {
@@ -12,13 +14,12 @@ export interface LaunchRecord {
   pid_file: string;
   session_name: string;
   mode: "cold" | "warm";
+  interrupted_turn: TurnDecision;
   started_at: string;
 }
 
 export async function writeLaunchRecord(file: string, record: LaunchRecord): Promise<void> {
-  const partial = `${file}.partial`;
-  await writeFile(partial, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-  await rename(partial, file);
+  await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
 export async function readLaunchRecord(file: string): Promise<LaunchRecord | null> {

@@ -1,6 +1,22 @@
-import { open, writeFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import type { ModulePaths } from "./config.js";
 import { agentapiUrl, getJson, pollUntil } from "./http.js";
+import { StepError, log, warn } from "./log.js";
+import { listensOn, describePortHolder } from "./port-owner.js";
+import { writeFileAtomic } from "./safe-fs.js";
+import { stopRequestedSince } from "./stop-request.js";
+import { DEFAULT_TIMEOUTS, stopAgentapi } from "./agent-stop.js";
+import { verifyStateAfterStop } from "./state-verify.js";
+import { logTail } from "./user-scripts.js";
+
+// AgentAPI itself answers within a second; the bound covers slow disks.
+const READY_TIMEOUT_MS = 60_000;
+// A Goose that cannot start (no provider, a session it cannot resume) exits
+// within a second of its first screen. A Goose working on the task prompt
+// stays "running" for the whole turn, so the start must not wait for that.
+const SETTLE_TIMEOUT_MS = 5_000;
 
 /**
  * Starts AgentAPI in its own session so it outlives this script and the Coder
@@ -8,7 +24,7 @@ import { agentapiUrl, getJson, pollUntil } from "./http.js";
  * stdin to EOF before it starts, and output must not hold the agent's pipes.
  */
 export async function spawnAgentapi(opts: { binary: string; args: string[]; env: Record<string, string>; cwd: string; logFile: string }): Promise<ChildProcess> {
-  const out = await open(opts.logFile, "a");
+  const out = await open(opts.logFile, "a", 0o600);
   await out.write(`\n--- ${new Date().toISOString()} ${opts.binary} ${opts.args.map((a) => JSON.stringify(a)).join(" ")}\n`);
   try {
     const child = spawn(opts.binary, opts.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ["ignore", out.fd, out.fd] });
@@ -20,10 +36,6 @@ export async function spawnAgentapi(opts: { binary: string; args: string[]; env:
   } finally {
     await out.close();
   }
-}
-
-export async function writePidFile(file: string, pid: number): Promise<void> {
-  await writeFile(file, `${pid}\n`, { mode: 0o600 });
 }
 
 export interface AgentStatus {
@@ -38,7 +50,7 @@ function pollStatus(port: number, accept: (status: AgentStatus) => boolean, opts
       const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), 2000);
       return reply.ok && typeof reply.body.status === "string" && accept(reply.body) ? reply.body : undefined;
     },
-    { timeoutMs: opts.timeoutMs, intervalMs: 100, abort: opts.exited },
+    { timeoutMs: opts.timeoutMs, intervalMs: 50, abort: opts.exited },
   );
 }
 
@@ -48,10 +60,78 @@ export function waitForReady(port: number, opts: { timeoutMs: number; exited: ()
 }
 
 /**
- * After AgentAPI answers, watches it for a while: a Goose that cannot start
- * (a bad provider, a session it cannot resume) exits within moments and takes
- * AgentAPI with it. Returns early once the agent is idle at its prompt.
+ * Waits until the process this script started is the one listening on the
+ * port and answers /status there. Another server on the same port would
+ * answer too, so an answer alone proves nothing.
  */
-export function settle(port: number, opts: { timeoutMs: number; exited: () => string | undefined }) {
-  return pollStatus(port, (s) => s.status === "stable", opts);
+function waitForOwnServer(pid: number, port: number, exited: () => string | undefined) {
+  return pollUntil<AgentStatus>(
+    async () => {
+      if (!(await listensOn(pid, port))) return undefined;
+      const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), 2000);
+      return reply.ok && typeof reply.body.status === "string" ? reply.body : undefined;
+    },
+    { timeoutMs: READY_TIMEOUT_MS, intervalMs: 50, abort: exited },
+  );
+}
+
+/**
+ * Stops an AgentAPI this start launched when it must not stay: a stop ran
+ * meanwhile (the stop must win), or it never became ready. AgentAPI may have
+ * written a near-empty chat over the saved one, so the backup is checked too.
+ */
+async function withdraw(pid: number, port: number, state: { stateFile: string; backupFile: string | null; persistence: boolean }): Promise<void> {
+  await stopAgentapi(pid, port, DEFAULT_TIMEOUTS);
+  await verifyStateAfterStop({ ...state, wasRunning: true });
+}
+
+export async function launchAgentapi(opts: {
+  binary: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  port: number;
+  paths: ModulePaths;
+  startedAt: number;
+  persistence: boolean;
+  stateBackup: string | null;
+}): Promise<void> {
+  const { port, paths } = opts;
+  const state = { stateFile: paths.stateFile, backupFile: opts.stateBackup, persistence: opts.persistence };
+  if (await stopRequestedSince(paths.dir, opts.startedAt)) {
+    log("the workspace's stop script ran while this start was still preparing; AgentAPI is not launched");
+    return;
+  }
+  const agentLog = path.join(paths.logs, "agentapi.log");
+  const child = await spawnAgentapi({ binary: opts.binary, args: opts.args, env: opts.env, cwd: opts.cwd, logFile: agentLog });
+  const pid = child.pid as number;
+  let exited: string | undefined;
+  child.once("exit", (code, sig) => {
+    exited = `AgentAPI exited (${sig ?? `code ${code}`})`;
+  });
+  // AgentAPI before v0.12.0 writes no PID file; the stop script needs one.
+  if (!opts.persistence) await writeFileAtomic(paths.pidFile, `${pid}\n`, { mode: 0o600 });
+  log(`started AgentAPI (PID ${pid}) on port ${port}: ${path.basename(opts.binary)} ${opts.args.slice(0, opts.args.indexOf("--") + 2).join(" ")} ...`);
+
+  const ready = await waitForOwnServer(pid, port, () => exited);
+  if (!("value" in ready)) {
+    const holder = await describePortHolder(port);
+    const why = "aborted" in ready ? `${ready.aborted} before it was ready` : `AgentAPI did not listen and answer on port ${port} within ${READY_TIMEOUT_MS / 1000} s`;
+    const busy = holder && !exited ? ` Port ${port} is held by ${holder}.` : "";
+    if (!exited) await withdraw(pid, port, state);
+    throw new StepError(`${why}.${busy} Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`);
+  }
+  log(`AgentAPI (PID ${pid}) listens on port ${port} (status: ${ready.value.status}, agent type: ${ready.value.agent_type ?? "unknown"})`);
+
+  const settled = await pollStatus(port, (s) => s.status === "stable", { timeoutMs: SETTLE_TIMEOUT_MS, exited: () => exited });
+  if ("aborted" in settled) {
+    throw new StepError(`Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`);
+  }
+  if (await stopRequestedSince(paths.dir, opts.startedAt)) {
+    warn("the workspace's stop script ran while AgentAPI was starting; stopping it again so the stop wins");
+    await withdraw(pid, port, state);
+    return;
+  }
+  child.unref();
+  log("value" in settled ? "Goose is ready for input" : `Goose is still starting after ${SETTLE_TIMEOUT_MS / 1000} s; it keeps starting in the background`);
 }

@@ -18,26 +18,67 @@ function bytes(value: unknown): number {
 }
 
 /**
+ * UTF-8 bytes JSON.stringify spends on one UTF-16 code unit or surrogate
+ * pair inside a string: '"' and '\' and the control characters with a short
+ * escape take 2, other control characters and lone surrogates a six-byte
+ * \uXXXX escape, everything else its UTF-8 length (ECMA-262,
+ * QuoteJSONString). A pair is charged on its low half.
+ */
+function escapedCost(code: number, pairedLow: boolean): number {
+  if (pairedLow) return 4;
+  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return 2;
+  if (code < 0x20) return 6;
+  if (code < 0x80) return 1;
+  if (code < 0x800) return 2;
+  if (code >= 0xd800 && code <= 0xdfff) return 6;
+  return 3;
+}
+
+/**
+ * Where the longest tail of `text` starts whose JSON-escaped bytes fit in
+ * `budget`, walking once from the end. It never starts inside a surrogate
+ * pair.
+ */
+export function tailStart(text: string, budget: number): number {
+  let used = 0;
+  let i = text.length;
+  while (i > 0) {
+    const code = text.charCodeAt(i - 1);
+    const pair = code >= 0xdc00 && code <= 0xdfff && i >= 2 && (text.charCodeAt(i - 2) & 0xfc00) === 0xd800;
+    const cost = escapedCost(code, pair);
+    if (used + cost > budget) break;
+    used += cost;
+    i -= pair ? 2 : 1;
+  }
+  return i;
+}
+
+/**
  * The payload Coder stores for a paused task: the last messages, fitted into
  * the size limit by dropping the oldest, then keeping the tail of the one
- * message left behind a truncation marker.
+ * message left behind a truncation marker. Each message is serialised once,
+ * and the tail is measured in one pass from the end (the escaped size of a
+ * string is the sum over its characters), so a message of millions of
+ * characters costs milliseconds.
  */
 export function buildSnapshot(messages: ChatMessage[], options: SnapshotOptions = SNAPSHOT_LIMITS): { payload: string; kept: number; truncated: boolean } {
   let kept = messages.slice(-options.maxMessages);
-  while (kept.length > 1 && bytes({ messages: kept }) > options.maxBytes) kept = kept.slice(1);
-  if (bytes({ messages: kept }) <= options.maxBytes) return { payload: JSON.stringify({ messages: kept }), kept: kept.length, truncated: false };
+  // {"messages":[a,b,...]}: 15 bytes of frame, one comma between messages.
+  const sizes = kept.map((m) => bytes(m));
+  let total = 15 + sizes.reduce((sum, size) => sum + size, 0) + Math.max(0, kept.length - 1);
+  let first = 0;
+  while (kept.length - first > 1 && total > options.maxBytes) total -= (sizes[first++] as number) + 1;
+  kept = kept.slice(first);
+  const whole = JSON.stringify({ messages: kept });
+  if (Buffer.byteLength(whole, "utf8") <= options.maxBytes) return { payload: whole, kept: kept.length, truncated: false };
 
   const last = kept[0] as ChatMessage;
-  const points = Array.from(last.content);
-  const fitted = (count: number) => ({ messages: [{ ...last, content: TRUNCATION_MARKER + points.slice(points.length - count).join("") }] });
-  // JSON escaping makes a code point cost 1 to 12 bytes, so search for the
-  // longest tail that fits rather than estimate it.
-  let low = 0;
-  let high = points.length;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (bytes(fitted(mid)) <= options.maxBytes) low = mid;
-    else high = mid - 1;
+  const withContent = (content: string) => JSON.stringify({ messages: [{ ...last, content }] });
+  const budget = options.maxBytes - Buffer.byteLength(withContent(TRUNCATION_MARKER), "utf8");
+  const tail = budget > 0 ? last.content.slice(tailStart(last.content, budget)) : "";
+  const payload = withContent(TRUNCATION_MARKER + tail);
+  if (budget >= 0 && Buffer.byteLength(payload, "utf8") > options.maxBytes) {
+    throw new Error(`internal: the snapshot measured ${Buffer.byteLength(payload, "utf8")} bytes, over the ${options.maxBytes} it was fitted to`);
   }
-  return { payload: JSON.stringify(fitted(low)), kept: 1, truncated: true };
+  return { payload, kept: 1, truncated: true };
 }

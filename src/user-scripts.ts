@@ -1,7 +1,9 @@
-import { open, readFile, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { StepError, log } from "./log.js";
+import { writeFileAtomic } from "./safe-fs.js";
 
 export function tail(text: string, lines = 20): string {
   const all = text.replace(/\s+$/, "").split("\n");
@@ -16,9 +18,9 @@ export async function logTail(file: string, lines = 20): Promise<string> {
   }
 }
 
-/** Runs a command with its output in a log file; resolves to the exit code. */
+/** Runs a command, without a shell, with stdin closed and its output appended to a log file (never through a link there); resolves to the exit code. */
 export async function runToLog(command: string, args: string[], opts: { logFile: string; cwd: string; env: NodeJS.ProcessEnv }): Promise<number> {
-  const out = await open(opts.logFile, "a");
+  const out = await open(opts.logFile, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
   try {
     return await new Promise<number>((resolve, reject) => {
       const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", out.fd, out.fd] });
@@ -39,8 +41,8 @@ export async function runUserScript(
   if (script.trim() === "") return;
   const file = path.join(opts.scriptsDir, `${name}.sh`);
   const logFile = path.join(opts.logsDir, `${name}.log`);
-  await writeFile(file, script, { mode: 0o700 });
-  await writeFile(logFile, "");
+  await writeFileAtomic(file, script, { mode: 0o700 });
+  await writeFileAtomic(logFile, "", { mode: 0o600 });
   log(`running ${name}_script (log: ${logFile})`);
   const code = await runToLog(opts.shell, [file], { logFile, cwd: opts.cwd, env: opts.env });
   if (code !== 0) {

@@ -13,9 +13,8 @@ export function parseVersionOutput(output: string | null | undefined): string | 
   return clean(fields[fields.length - 1] ?? "");
 }
 
-export type PersistenceGate =
-  | { kind: "decided"; enabled: boolean; version: string | null; reason: string; warning?: string }
-  | { kind: "probe-help"; version: null; reason: string };
+export type DecidedGate = { kind: "decided"; enabled: boolean; version: string | null; reason: string; warning?: string };
+export type PersistenceGate = DecidedGate | { kind: "probe-help"; version: null; reason: string };
 
 export function gateOnVersion(requested: boolean, versionOutput: string | null): PersistenceGate {
   if (!requested) {
@@ -42,7 +41,7 @@ export function gateOnVersion(requested: boolean, versionOutput: string | null):
 }
 
 /** For builds whose version string is not semver: trust what the binary says it accepts. */
-export function gateOnHelp(previous: Extract<PersistenceGate, { kind: "probe-help" }>, helpOutput: string | null): PersistenceGate {
+export function gateOnHelp(previous: Extract<PersistenceGate, { kind: "probe-help" }>, helpOutput: string | null): DecidedGate {
   const supported = helpOutput !== null && /(^|\s)--state-file[\s=]/m.test(helpOutput);
   return supported
     ? { kind: "decided", enabled: true, version: null, reason: `${previous.reason}; agentapi server --help lists --state-file` }

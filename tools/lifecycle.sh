@@ -5,6 +5,7 @@
 #
 #   npm run lifecycle                 # setup (cached after the first run), then one restart
 #   npm run lifecycle -- --restarts 3 --keep
+#   GOOSE_BIN=/abs/path/to/goose npm run lifecycle   # a real goose + the local model stub
 #   npm run lifecycle -- --help
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"

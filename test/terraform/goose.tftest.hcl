@@ -265,3 +265,25 @@ run "null_prompt_is_an_empty_prompt" {
     error_message = "a null ai_prompt (a template outside a task) must mean no prompt"
   }
 }
+
+run "interrupted_turns_continue_by_default" {
+  command = plan
+
+  assert {
+    condition     = module.agentapi.start_config.agent.continue_interrupted_turn == true
+    error_message = "continue_interrupted_turn must default to true"
+  }
+}
+
+run "interrupted_turns_can_wait_for_input" {
+  command = plan
+
+  variables {
+    continue_interrupted_turn = false
+  }
+
+  assert {
+    condition     = module.agentapi.start_config.agent.continue_interrupted_turn == false
+    error_message = "continue_interrupted_turn = false must reach the start script"
+  }
+}

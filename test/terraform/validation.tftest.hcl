@@ -133,3 +133,9 @@ run "zero_sigterm_wait" {
   variables { stop_sigterm_wait_seconds = 0 }
   expect_failures = [var.stop_sigterm_wait_seconds]
 }
+
+run "additional_extension_named_proto" {
+  command = plan
+  variables { additional_extensions = "__proto__:\n  type: builtin\n  name: developer\n" }
+  expect_failures = [var.additional_extensions]
+}

@@ -14,6 +14,18 @@ describe("buildGooseArgs", () => {
     expect(buildGooseArgs("warm", "task-1", "/m/task-prompt.md")).toEqual(["session", "--resume", "--name", "task-1"]);
   });
 
+  it("warm start that carries on an interrupted turn resumes with one continuation text, never the prompt", () => {
+    const args = buildGooseArgs("warm", "task-1", "/m/task-prompt.md", true);
+    expect(args.slice(0, 6)).toEqual(["run", "--resume", "--name", "task-1", "--interactive", "--text"]);
+    expect(args).toHaveLength(7);
+    expect(args).not.toContain("/m/task-prompt.md");
+    expect(args[6]).toMatch(/carry on/);
+  });
+
+  it("a cold start never carries a continuation", () => {
+    expect(buildGooseArgs("cold", "task-1", null, true)).toEqual(["session", "--name", "task-1"]);
+  });
+
   it("keeps a hostile session name as one argument", () => {
     const name = "a'; rm -rf / #";
     expect(buildGooseArgs("warm", name, null)).toContain(name);

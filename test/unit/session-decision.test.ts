@@ -42,4 +42,27 @@ describe("decideStart", () => {
     expect(decision.reason).toContain('no session named "task-1"');
     expect(decision.stateReason).toContain("4 message(s)");
   });
+
+  describe("the saved chat belongs to one Goose session", () => {
+    const probe: SessionProbe = { kind: "found", id: "20261122_3", messages: 2, workingDir: null, source: "test" };
+    it.each([
+      // owner recorded beside the state file, expected state action
+      [null, "keep"],
+      [{ session_name: "alpha", session_id: null }, "keep"],
+      [{ session_name: "alpha", session_id: "20261122_3" }, "keep"],
+      [{ session_name: "beta", session_id: null }, "set-aside"],
+      [{ session_name: "beta", session_id: "20261122_3" }, "set-aside"],
+      [{ session_name: "alpha", session_id: "20261101_1" }, "set-aside"],
+    ] as const)("owner %o -> %s", (owner, action) => {
+      const decision = decideStart({ continueSession: true, sessionName: "alpha", probe, state: chat, owner });
+      expect(decision.mode).toBe("warm");
+      expect(decision.state).toBe(action);
+    });
+
+    it("names the session the chat belongs to when setting it aside", () => {
+      const decision = decideStart({ continueSession: true, sessionName: "alpha", probe, state: chat, owner: { session_name: "beta", session_id: null } });
+      expect(decision.stateReason).toContain('"beta"');
+      expect(decision.stateReason).toContain('"alpha"');
+    });
+  });
 });

@@ -2,9 +2,11 @@
 // `terraform apply` of examples/task-template with the real coder provider,
 // the rendered start and stop coder_scripts run as the Coder agent runs them
 // (`/bin/sh -c <script>` in a throwaway HOME), real AgentAPI, the Goose test
-// double (or a real goose), and a local stand-in for the Coder endpoint that
-// receives the task log snapshot. Returns a structured report; the CLI in
-// main.ts prints it and the e2e test asserts on it.
+// double (or a real goose: --goose / GOOSE_BIN, by default talking to the local
+// model stub of test/model-stub), and a local stand-in for the Coder endpoint
+// that receives the task log snapshot. Deliveries and replies are counted in
+// Goose's own database, the same way for both. Returns a structured report;
+// the CLI in main.ts prints it and the e2e test asserts on it.
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -13,7 +15,22 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
-import { appliedResources, freePort, processesWithEnv, run, tools, waitFor, type RunResult } from "../../test/integration/harness.js";
+import {
+  appliedResources,
+  freePort,
+  gooseDeliveries,
+  gooseReplies,
+  gooseSessionsDb,
+  linkGoose,
+  REAL_GOOSE_MODEL,
+  REAL_GOOSE_PROVIDER,
+  processesWithEnv,
+  run,
+  tools,
+  waitFor,
+  type RunResult,
+} from "../../test/integration/harness.js";
+import { startModelStub, type ModelStub } from "../../test/model-stub/server.js";
 import { tail } from "../../src/user-scripts.js";
 
 export interface LifecycleOptions {
@@ -21,9 +38,15 @@ export interface LifecycleOptions {
   restarts?: number;
   /** Keep the throwaway folder and any process still running, for inspection. */
   keep?: boolean;
-  /** Path of a real goose binary; default: the Goose test double. */
+  /** Path of a real goose binary; default: env GOOSE_BIN, else the Goose test double. */
   goose?: string;
-  /** Goose provider and model (template variables goose_provider / goose_model). */
+  /**
+   * Goose provider and model (template variables goose_provider / goose_model).
+   * Double: default anthropic / claude-sonnet-4-5 (it never calls a model).
+   * Real goose: default openai / gpt-4o; when neither is given, a local model
+   * stub stands in for OpenAI (OPENAI_HOST); when either is given, the real
+   * provider is used with the credentials exported in the environment.
+   */
   provider?: string;
   model?: string;
   /** The task prompt (CODER_TASK_PROMPT). */
@@ -99,8 +122,13 @@ export interface LifecycleReport {
   agentapi: { path: string; version: string };
   sessionName: string;
   cycles: CycleRecord[];
-  /** How many times Goose received the task prompt (null with a real goose: not counted). */
-  promptDeliveries: number | null;
+  /** Goose provider and model the template was applied with. */
+  provider: string;
+  model: string;
+  /** The local model stub a real goose talked to (null: the double, or a real provider). */
+  modelStub: { url: string; requests: number } | null;
+  /** How many user-visible user messages in Goose's database carry the task prompt. */
+  promptDeliveries: number;
   snapshots: SnapshotPost[];
   /** render is once; the others are per cycle, see cycles[].phases. */
   renderMs: number;
@@ -203,7 +231,8 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
   if (!Number.isInteger(restarts) || restarts < 0) throw new LifecycleError("options", `restarts must be a whole number >= 0, not ${restarts}`);
   const began = Date.now();
   const say = (line: string) => log(`[${((Date.now() - began) / 1000).toFixed(1).padStart(5)} s] ${line}`);
-  const realGoose = options.goose ? path.resolve(options.goose) : null;
+  const gooseOption = options.goose ?? (process.env.GOOSE_BIN || undefined);
+  const realGoose = gooseOption ? path.resolve(gooseOption) : null;
   const agentTimeoutMs = options.agentTimeoutMs ?? (realGoose ? 300_000 : 60_000);
 
   // Steps: each names itself in a failure.
@@ -235,7 +264,7 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
     }
     return found;
   });
-  const { runDir, home, tfDir, folder, eventLog, port } = await step("setup: create the throwaway home", async () => {
+  const { runDir, home, tfDir, folder, eventLog, port, gooseDir } = await step("setup: create the throwaway home", async () => {
     const port = await freePort();
     await mkdir(path.join(root, ".tmp"), { recursive: true });
     const runDir = await mkdtemp(path.join(root, ".tmp", "lifecycle-"));
@@ -249,7 +278,10 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
     await mkdir(dirs.home, { recursive: true });
     await mkdir(dirs.tfDir, { recursive: true });
     options.onRunDir?.({ runDir, home: dirs.home });
-    return { ...dirs, port };
+    // A real goose goes first on PATH through a folder holding only a `goose` symlink
+    // (as in the integration tests), inside the run folder so --keep keeps it.
+    const gooseDir = realGoose ? linkGoose(realGoose, runDir) : path.dirname(gooseBin);
+    return { ...dirs, port, gooseDir };
   });
   const token = randomBytes(16).toString("hex");
   const coder = new CoderEndpoint(token);
@@ -258,8 +290,10 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
   const workspaceName = "lifecycle";
   const owner = "developer";
   const prompt = options.prompt ?? DEFAULT_PROMPT;
-  const provider = options.provider ?? "anthropic";
-  const model = options.model ?? "claude-sonnet-4-5";
+  const useModelStub = realGoose !== null && options.provider === undefined && options.model === undefined;
+  const provider = options.provider ?? (realGoose ? REAL_GOOSE_PROVIDER : "anthropic");
+  const model = options.model ?? (realGoose ? REAL_GOOSE_MODEL : "claude-sonnet-4-5");
+  let modelStub: ModelStub | null = null;
 
   const cycles: CycleRecord[] = [];
   const snapshots: SnapshotPost[] = [];
@@ -279,7 +313,7 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
       HOME: home,
       USER: process.env.USER ?? "coder",
       LOGNAME: process.env.LOGNAME ?? process.env.USER ?? "coder",
-      PATH: [path.dirname(gooseBin), path.dirname(agentapi), "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
+      PATH: [gooseDir, path.dirname(agentapi), "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
       LANG: "C.UTF-8",
       CODER: "true",
       CODER_AGENT_URL: `${coder.url}/`,
@@ -288,8 +322,12 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
       CODER_WORKSPACE_OWNER_NAME: owner,
       CODER_WORKSPACE_AGENT_NAME: "main",
     };
-    if (realGoose) {
-      // A real Goose needs the user's provider credentials and endpoints.
+    if (modelStub) {
+      // A real Goose with the local model stub as its OpenAI provider: no real credentials.
+      env.OPENAI_HOST = modelStub.url;
+      env.OPENAI_API_KEY = "model-stub-key";
+    } else if (realGoose) {
+      // A real Goose with a real provider needs the user's credentials and endpoints.
       for (const [key, value] of Object.entries(process.env)) {
         if (value === undefined || /^(CODER|GOOSE|AGENTAPI)_/.test(key)) continue;
         if (/(_API_KEY|_API_TOKEN|_HOST|_BASE_URL|_ENDPOINT|_REGION|_PROFILE)$/.test(key) || /^(AWS|AZURE|GOOGLE|GCP|VERTEX|DATABRICKS|OLLAMA|OPENROUTER)_/.test(key)) {
@@ -333,19 +371,15 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
     return null;
   };
   const waitStable = () => waitFor("AgentAPI status \"stable\"", async () => (await liveStatus()) === "stable", agentTimeoutMs);
-  const events = async (): Promise<Array<Record<string, unknown>>> => {
-    const text = await readFile(eventLog, "utf8").catch(() => "");
-    return text
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  };
-  const replies = async () => (await events()).filter((e) => e.event === "assistant_message").length;
+  // Goose's own database, as the integration tests read it (test/integration/harness.ts):
+  // one assistant row per finished turn; the user rows as soon as Enter is pressed.
+  const gooseDb = () => gooseSessionsDb(scriptEnv());
+  const replies = () => gooseReplies(gooseDb());
 
   /** Sends a user message the way the dashboard does, then waits for the reply to settle. */
   const send = async (content: string): Promise<void> => {
     await waitStable();
-    const before = realGoose ? 0 : await replies();
+    const before = await replies();
     const count = (await messages()).length;
     const response = await fetch(url("/message"), {
       method: "POST",
@@ -354,7 +388,7 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
       signal: AbortSignal.timeout(agentTimeoutMs),
     });
     if (!response.ok) throw new Error(`POST /message answered ${response.status}: ${await response.text()}`);
-    if (!realGoose) await waitFor("Goose's reply (double event log)", async () => (await liveStatus()) !== null && (await replies()) > before, agentTimeoutMs);
+    await waitFor("Goose's reply (in its database)", async () => (await liveStatus()) !== null && (await replies()) > before, agentTimeoutMs);
     await waitFor("the reply in /messages", async () => {
       if ((await liveStatus()) !== "stable") return false;
       const now = await messages();
@@ -388,8 +422,8 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
     const mode = /goose-module: cold start:/.test(output) ? "cold" : /goose-module: warm start:/.test(output) ? "warm" : "unknown";
     say(`${phase} #${index}: start script exited 0 in ${script.ms} ms (${mode} start); waiting for the chat to be stable`);
     if (index === 0) {
-      // The prompt's turn: the double logs its reply; a real goose is done when the screen settles.
-      if (!realGoose) await waitFor("Goose's reply to the task prompt", async () => (await liveStatus()) !== null && (await replies()) >= 1, agentTimeoutMs);
+      // The prompt's turn is over once Goose has stored its reply, then the screen settles.
+      await waitFor("Goose's reply to the task prompt (in its database)", async () => (await liveStatus()) !== null && (await replies()) >= 1, agentTimeoutMs);
       await waitFor("the prompt's reply in /messages", async () => (await liveStatus()) === "stable" && (await messages()).some((m) => m.role === "agent" && m.content.trim() !== ""), agentTimeoutMs);
     } else {
       await waitStable();
@@ -437,6 +471,14 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
   try {
     await step("start the local Coder endpoint", () => coder.listen());
     say(`throwaway home ${path.relative(root, home)}, AgentAPI port ${port}, Coder endpoint ${coder.url}`);
+    if (useModelStub) {
+      await step("start the local model stub", async () => {
+        modelStub = await startModelStub({ model, logFile: path.join(runDir, "model-stub-requests.jsonl") });
+      });
+      say(`model stub (OpenAI API) at ${modelStub!.url} for a real goose with ${provider}/${model}`);
+    } else if (realGoose) {
+      say(`real goose with provider ${provider}, model ${model}: its credentials come from this environment`);
+    }
 
     await step("check the binaries", async () => {
       const a = await run(agentapi, ["--version"], { timeoutMs: 20_000 });
@@ -556,8 +598,11 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
     leftAfterStop = await processesWithEnv(`HOME=${home}`);
 
     // ---- (g) prompt deliveries --------------------------------------------------------
-    // Any user turn that carries the prompt counts, however it arrived (instructions file, typed, pasted).
-    const promptDeliveries = realGoose ? null : (await events()).filter((e) => e.event === "user_message" && String(e.text ?? "").includes(prompt.trim())).length;
+    // Counted in Goose's database (user-visible user rows, every session): any
+    // user turn that carries the prompt counts, however it arrived (instructions
+    // file, typed, pasted). Goose's hidden <turn-context> rows never count.
+    const promptDeliveries = await gooseDeliveries(gooseDb(), (text) => text.includes(prompt.trim()));
+    const stubUsed = modelStub as ModelStub | null;
 
     report = {
       ok: false,
@@ -574,6 +619,9 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
       agentapi: { path: agentapi, version: agentapiVersion },
       sessionName,
       cycles,
+      provider,
+      model,
+      modelStub: stubUsed ? { url: stubUsed.url, requests: (await stubUsed.requests()).length } : null,
       promptDeliveries,
       snapshots,
       renderMs,
@@ -589,11 +637,12 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
   } finally {
     // ---- (h) clean up, whatever happened ---------------------------------------------
     await coder.close().catch(() => undefined);
+    await (modelStub as ModelStub | null)?.close().catch(() => undefined);
     if (!options.keep) {
       const leftovers = await cleanupRun(runDir, home);
       if (leftovers.length > 0) log(`warning: processes ${leftovers.join(", ")} with HOME=${home} survived SIGKILL`);
     } else {
-      log(`kept ${runDir} (home, rendered scripts, run-start.sh / run-stop.sh, Goose event log)`);
+      log(`kept ${runDir} (home, rendered scripts, run-start.sh / run-stop.sh, ${useModelStub ? "model stub request log" : realGoose ? "goose symlink folder" : "Goose double event log"})`);
     }
     if (report) report.totalMs = Date.now() - began;
   }
@@ -657,11 +706,7 @@ export function judge(report: LifecycleReport): Check[] {
     skipped: restored.length === 0,
     detail: restored.length === 0 ? "no restart" : restored.map((r, i) => `#${i + 1}: ${r.before} before stop -> ${r.after} after restart -> ${r.grown}`).join("; "),
   });
-  checks.push(
-    report.promptDeliveries === null
-      ? { name: "task prompt delivered exactly once", ok: true, skipped: true, detail: "not counted with a real goose; only the test double logs deliveries" }
-      : { name: "task prompt delivered exactly once", ok: report.promptDeliveries === 1, detail: `delivered ${report.promptDeliveries} time(s)` },
-  );
+  checks.push({ name: "task prompt delivered exactly once", ok: report.promptDeliveries === 1, detail: `delivered ${report.promptDeliveries} time(s) (user messages in Goose's database)` });
   const snapOk = cycles.every((c) => c.snapshot && c.snapshot.messages > 0 && c.snapshot.tokenMatched && c.snapshot.taskId === report.taskId && c.snapshot.format === "agentapi");
   checks.push({
     name: "task log snapshot posted on every stop",

@@ -8,20 +8,26 @@ const USAGE = `Usage: npm run lifecycle -- [options]
 
 Applies examples/task-template with the real Coder provider, then runs the
 rendered start and stop coder_scripts as the Coder agent does, in a throwaway
-HOME, against real AgentAPI and the Goose test double: start with a task
-prompt, a follow-up message, stop (with a local endpoint receiving the task log
-snapshot), then start again and check that the same Goose session, its chat
-history and a single delivery of the prompt survive.
+HOME, against real AgentAPI and the Goose test double (or a real goose): start
+with a task prompt, a follow-up message, stop (with a local endpoint receiving
+the task log snapshot), then start again and check that the same Goose session,
+its chat history and a single delivery of the prompt survive. Deliveries and
+replies are counted in Goose's own database (sessions.db).
 
 Options:
   --restarts N      how many times to start again after the first start (default 1)
   --keep            keep the throwaway folder (.tmp/lifecycle-*) and any process
                     still running, for inspection
-  --goose PATH      use this real goose instead of the test double; it needs a
-                    configured provider: pass --provider/--model and export its
+  --goose PATH      use this real goose instead of the test double (the same as
+                    GOOSE_BIN=PATH in the environment; the flag wins). Without
+                    --provider/--model it talks to a local model stub
+                    (test/model-stub) as openai/gpt-4o: no network, no key.
+                    With either, it uses that provider for real: export its
                     credentials (for example ANTHROPIC_API_KEY)
-  --provider NAME   Goose provider (default anthropic)
-  --model NAME      Goose model (default claude-sonnet-4-5)
+  --provider NAME   Goose provider (default: anthropic with the double, which
+                    never calls it; openai with a real goose)
+  --model NAME      Goose model (default: claude-sonnet-4-5 with the double;
+                    gpt-4o with a real goose)
   --prompt TEXT     the task prompt
   -h, --help        show this help
 
@@ -92,6 +98,10 @@ export function formatReport(report: LifecycleReport, root: string): string {
   out.push("==== Goose module lifecycle report ====");
   out.push(`template        examples/task-template (terraform apply, real coder provider)`);
   out.push(`agent           ${report.goose.kind === "double" ? "Goose test double" : "goose"} ${report.goose.version} in AgentAPI ${report.agentapi.version}`);
+  out.push(
+    `model           ${report.provider}/${report.model}` +
+      (report.modelStub ? ` via the local model stub (${report.modelStub.requests} request(s))` : report.goose.kind === "double" ? " (the double never calls it)" : " (real provider)"),
+  );
   out.push(`workspace home  ${rel(report.home)}${report.kept ? " (kept)" : " (removed)"}`);
   out.push(`session         ${report.sessionName}, Goose id ${first?.sessionId ?? "none"}; same on every restart: ${sameId ? "yes" : "no"}`);
   out.push(`history         ${first ? `${first.messagesBeforeStop} message(s) before the first stop` : "-"}`);
@@ -99,7 +109,7 @@ export function formatReport(report: LifecycleReport, root: string): string {
     const before = report.cycles[c.index - 1]?.messagesBeforeStop ?? 0;
     out.push(`  restart #${c.index}     ${c.mode} start, session ${c.sessionId ?? "none"}: ${before} before stop -> ${c.messagesAfterStart} after restart -> ${c.messagesBeforeStop} after one more message`);
   }
-  out.push(`prompt          ${report.promptDeliveries === null ? "deliveries not counted (real goose)" : `delivered ${report.promptDeliveries} time(s) in total`}`);
+  out.push(`prompt          delivered ${report.promptDeliveries} time(s) in total (user messages in Goose's database)`);
   for (const c of report.cycles) {
     out.push(`snapshot #${c.index}     ${c.snapshot ? `posted on stop: ${c.snapshot.messages} message(s), ${c.snapshot.bytes} bytes, answered ${c.snapshot.answered}` : "not posted"}`);
   }

@@ -1,0 +1,65 @@
+import type { StopTimeouts } from "./config.js";
+import { agentapiUrl, getJson, pollUntil, postJson } from "./http.js";
+import { log, warn } from "./log.js";
+import { killTree, signal, waitForExit } from "./stop-process.js";
+
+// Each step has its own bound. With the defaults, a stop that meets a hung
+// AgentAPI at every step ends within about 31 s: 2 s save + 5 s turn + 1.5 s
+// turn cancel + 1 s second save + 2 x 2.5 s snapshot + 2 s for Goose to exit
+// + 12 s SIGTERM wait + 2 s for SIGKILL to land. A normal stop takes well
+// under a second.
+export const DEFAULT_TIMEOUTS: StopTimeouts = { save_ms: 2000, turn_ms: 5000, term_ms: 12000, http_ms: 2500, cancel_ms: 1500, exit_ms: 2000 };
+
+// AgentAPI writes raw input to Goose's terminal as keystrokes. Observed with
+// Goose 1.46.1: `/exit` + Enter at the idle prompt ends Goose with exit 0 in
+// about 0.1 s, and a ^C byte during a turn cancels the turn and keeps Goose
+// running; SIGINT at the idle prompt is ignored, which is why AgentAPI's own
+// SIGTERM path always ended in its SIGKILL 5 s later.
+const EXIT_INPUT = "/exit\r";
+const CANCEL_INPUT = "\u0003";
+
+type AgentStatus = { status: string };
+
+async function status(port: number, timeoutMs: number): Promise<string | null> {
+  const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), timeoutMs);
+  return reply.ok ? reply.body.status : null;
+}
+
+function typeRaw(port: number, content: string, timeoutMs: number) {
+  return postJson(agentapiUrl(port, "/message"), { type: "raw", content }, timeoutMs);
+}
+
+async function waitStable(port: number, timeoutMs: number): Promise<boolean> {
+  const result = await pollUntil(async () => ((await status(port, 1000)) === "stable" ? true : undefined), { timeoutMs, intervalMs: 50 });
+  return "value" in result;
+}
+
+/** Lets a running turn end; past the bound, cancels it the way a user would, so Goose can still exit by itself. */
+export async function settleTurn(port: number, t: StopTimeouts): Promise<{ note: string; ranTurn: boolean }> {
+  const now = await status(port, 1000);
+  if (now === null) return { note: "status unavailable", ranTurn: false };
+  if (now !== "running") return { note: `agent ${now}`, ranTurn: false };
+  if (await waitStable(port, t.turn_ms)) return { note: "the running turn finished", ranTurn: true };
+  await typeRaw(port, CANCEL_INPUT, 1000);
+  if (await waitStable(port, t.cancel_ms)) {
+    return { note: `the turn still ran after ${t.turn_ms} ms and was cancelled; Goose keeps the message and continues it at the next start`, ranTurn: true };
+  }
+  return { note: `the agent was still busy after ${t.turn_ms} ms and a cancel (a turn, or Goose still starting); stopping it anyway`, ranTurn: true };
+}
+
+/** Asks an idle Goose to exit by itself (AgentAPI then saves and exits); SIGTERM and SIGKILL only when that fails. */
+export async function stopAgentapi(pid: number, port: number, t: StopTimeouts): Promise<void> {
+  if ((await status(port, 1000)) === "stable") {
+    const typed = await typeRaw(port, EXIT_INPUT, 1000);
+    if (typed.ok && (await waitForExit(pid, t.exit_ms))) return log("Goose exited on /exit, and AgentAPI with it");
+    log(typed.ok ? `Goose did not exit within ${t.exit_ms} ms of /exit; sending SIGTERM` : `typing /exit failed (${typed.error}); sending SIGTERM`);
+  } else {
+    log("Goose is not idle at its prompt; sending SIGTERM");
+  }
+  signal(pid, "SIGTERM");
+  if (await waitForExit(pid, t.term_ms)) return log("AgentAPI exited after SIGTERM");
+  const children = await killTree(pid);
+  await waitForExit(pid, 2000);
+  warn(`AgentAPI did not exit within ${t.term_ms} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)`);
+}
+

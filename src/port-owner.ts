@@ -1,0 +1,97 @@
+import { readdir, readFile, readlink } from "node:fs/promises";
+import { readCmdline } from "./process-info.js";
+
+export interface Listener {
+  inode: string;
+  uid: number;
+}
+
+/**
+ * The listening sockets on a TCP port in /proc/net/tcp or tcp6 text: local
+ * address `HEX_IP:HEX_PORT`, state 0A is LISTEN, then uid and inode
+ * (https://www.kernel.org/doc/Documentation/networking/proc_net_tcp.txt).
+ */
+export function parseListeners(procNetTcp: string, port: number): Listener[] {
+  const listeners: Listener[] = [];
+  for (const line of procNetTcp.split("\n").slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 10) continue;
+    const local = fields[1] ?? "";
+    const portHex = local.slice(local.lastIndexOf(":") + 1);
+    if (fields[3] !== "0A" || parseInt(portHex, 16) !== port) continue;
+    listeners.push({ uid: Number(fields[7]), inode: fields[9] ?? "" });
+  }
+  return listeners;
+}
+
+export async function portListeners(port: number): Promise<Listener[]> {
+  const all: Listener[] = [];
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    all.push(...parseListeners(await readFile(table, "utf8").catch(() => ""), port));
+  }
+  return all;
+}
+
+/** The processes whose file descriptors hold one of these sockets (only this user's are readable). */
+export async function socketHolders(inodes: Set<string>): Promise<number[]> {
+  const holders: number[] = [];
+  for (const entry of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const fds = await readdir(`/proc/${entry}/fd`).catch(() => [] as string[]);
+    for (const fd of fds) {
+      const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => "");
+      const match = /^socket:\[([0-9]+)\]$/.exec(target);
+      if (match && inodes.has(match[1] as string)) {
+        holders.push(Number(entry));
+        break;
+      }
+    }
+  }
+  return holders;
+}
+
+async function parentOf(pid: number): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  // Field 4 (ppid) follows the parenthesised command name, which may contain spaces.
+  const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
+}
+
+async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
+  for (let current: number | null = pid, hops = 0; current !== null && hops < 64; current = await parentOf(current), hops++) {
+    if (current === ancestor) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the process this script started (or a process it started, when
+ * agentapi is a wrapper script) listens on the port: proof that the server
+ * answering there is ours.
+ */
+export async function listensOn(pid: number, port: number): Promise<boolean> {
+  const inodes = new Set((await portListeners(port)).map((l) => l.inode));
+  if (inodes.size === 0) return false;
+  for (const holder of await socketHolders(inodes)) {
+    if (await descendsFrom(holder, pid)) return true;
+  }
+  return false;
+}
+
+/** Who holds a port, in words for an error message; null when nobody listens on it. */
+export async function describePortHolder(port: number): Promise<string | null> {
+  const listeners = await portListeners(port);
+  if (listeners.length === 0) return null;
+  const holders = await socketHolders(new Set(listeners.map((l) => l.inode)));
+  if (holders.length === 0) {
+    const uids = [...new Set(listeners.map((l) => l.uid))].join(", ");
+    return `a process of user id ${uids} that this user cannot inspect`;
+  }
+  const described = await Promise.all(
+    holders.map(async (pid) => {
+      const argv = await readCmdline(pid);
+      return `PID ${pid} (${argv ? argv.join(" ").slice(0, 120) : "gone"})`;
+    }),
+  );
+  return described.join(", ");
+}

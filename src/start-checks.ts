@@ -1,0 +1,49 @@
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import type { ModulePaths } from "./config.js";
+import { StepError, log } from "./log.js";
+import { findRunningAgentapi } from "./process-info.js";
+import { describePortHolder } from "./port-owner.js";
+import { waitForReady } from "./launch.js";
+import { checkWritableTarget, ensurePrivateDir } from "./safe-fs.js";
+
+/**
+ * The module's own folders are private (0700) and must be the user's: a state
+ * or PID folder that someone else owns or can write to could hold a planted
+ * symlink that turns the module's writes against the user. The project folder
+ * is the user's and gets the workspace's umask.
+ */
+export async function prepareFolders(paths: ModulePaths, projectFolder: string): Promise<void> {
+  for (const dir of new Set([paths.dir, paths.logs, paths.scripts, paths.bin, path.dirname(paths.stateFile), path.dirname(paths.pidFile)])) {
+    await ensurePrivateDir(dir);
+  }
+  await checkWritableTarget(paths.stateFile);
+  await checkWritableTarget(paths.pidFile);
+  await mkdir(projectFolder, { recursive: true });
+}
+
+/** True when this module's AgentAPI already runs (a second start of the same workspace): nothing more to do. */
+export async function reuseRunningAgentapi(paths: ModulePaths, port: number): Promise<boolean> {
+  const running = await findRunningAgentapi(paths.pidFile, port);
+  if (running.status === "running") {
+    log(`AgentAPI is already running (PID ${running.pid} from ${paths.pidFile}); not starting a second one`);
+    const ready = await waitForReady(port, { timeoutMs: 60_000, exited: () => undefined });
+    if (!("value" in ready)) throw new StepError(`AgentAPI (PID ${running.pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`);
+    return true;
+  }
+  if (running.status !== "no-file") {
+    log(`removing stale PID file ${paths.pidFile} (PID ${running.pid} is ${running.status === "dead" ? "gone" : "not an AgentAPI server on this port"})`);
+    await rm(paths.pidFile, { force: true });
+  }
+  return false;
+}
+
+/** Fails in moments, naming the holder, when another server already listens on the module's port. */
+export async function ensurePortFree(port: number): Promise<void> {
+  const holder = await describePortHolder(port);
+  if (holder === null) return;
+  throw new StepError(
+    `port ${port} is already in use by ${holder}, so AgentAPI cannot listen there. ` +
+      "Every AgentAPI-based module defaults to port 3284: give this one a free port with agentapi_port, or stop the other server.",
+  );
+}

@@ -1,0 +1,50 @@
+import { readOptional } from "./files.js";
+import { log, warn } from "./log.js";
+import { removeStatusOnlyMessages } from "./chat-clean.js";
+import { copyFileAtomic, writeFileAtomic } from "./safe-fs.js";
+import { summarizeState, type StateSummary } from "./state-file.js";
+import { judgeStateAfterStop } from "./state-check.js";
+import { diskFullNote } from "./disk-space.js";
+
+/**
+ * After AgentAPI is gone: puts back the copy taken at start if AgentAPI wrote
+ * a near-empty chat over it, and removes messages that are only Goose's
+ * spinner. Returns true when the chat of this run is lost.
+ */
+export async function verifyStateAfterStop(opts: { stateFile: string; backupFile: string | null; persistence: boolean; wasRunning: boolean }): Promise<boolean> {
+  let text: string | null;
+  try {
+    text = await readOptional(opts.stateFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EISDIR") throw error;
+    warn(`state: ${opts.stateFile} is a directory, so no chat can be saved there; remove it, or set state_file_path to a file path`);
+    return false;
+  }
+  const after = summarizeState(text);
+  const backup: StateSummary = opts.backupFile ? summarizeState(await readOptional(opts.backupFile)) : { kind: "missing" };
+  const verdict = judgeStateAfterStop(after, backup, { persistence: opts.persistence, wasRunning: opts.wasRunning });
+  const full = verdict.action === "restore" || verdict.lost ? await diskFullNote(opts.stateFile) : null;
+  const because = full ? `; ${full}` : "";
+  if (verdict.action === "restore" && opts.backupFile) {
+    await copyFileAtomic(opts.backupFile, opts.stateFile);
+    warn(`${verdict.reason}${because}; restored ${opts.stateFile} from ${opts.backupFile}`);
+  } else if (verdict.lost) {
+    warn(`state: ${verdict.reason}${because}`);
+  } else {
+    log(`state: ${verdict.reason}`);
+  }
+  if (opts.persistence && verdict.action === "keep" && text !== null) await cleanStatusMessages(opts.stateFile, text);
+  return verdict.lost;
+}
+
+/** Removes agent messages that hold only Goose's spinner or status lines; writes nothing when there are none. */
+export async function cleanStatusMessages(stateFile: string, text: string): Promise<void> {
+  const cleaned = removeStatusOnlyMessages(text);
+  if (!cleaned) return;
+  try {
+    await writeFileAtomic(stateFile, cleaned.text, { mode: 0o600 });
+    log(`state: removed ${cleaned.removed} message(s) that showed only Goose's spinner or status line`);
+  } catch (error) {
+    warn(`state: could not remove ${cleaned.removed} spinner-only message(s) from ${stateFile}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,309 @@
+// The model stub (test/model-stub/server.ts) over real HTTP: what a real Goose
+// with GOOSE_PROVIDER=openai and OPENAI_HOST pointing at it would see.
+import { spawn } from "node:child_process";
+import { readlinkSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, describe, expect, it } from "vitest";
+import { startModelStub, type ModelStub } from "../model-stub/server.js";
+import { gooseDoubleDir, gooseUnderTest, linkGoose, repoRoot, run, waitFor, Workspace } from "./harness.js";
+
+const stubs: ModelStub[] = [];
+afterEach(async () => {
+  await Promise.all(stubs.splice(0).map((s) => s.close()));
+});
+
+async function stub(opts: Parameters<typeof startModelStub>[0] = {}): Promise<ModelStub> {
+  const s = await startModelStub(opts);
+  stubs.push(s);
+  return s;
+}
+
+function post(s: ModelStub, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${s.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: "Bearer anything", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    signal: signal ?? AbortSignal.timeout(30_000),
+  });
+}
+
+/** The `data:` payloads of an SSE body, in order. */
+function sseData(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => line.slice("data: ".length));
+}
+
+const user = (content: unknown) => ({ role: "user", content });
+
+describe("model stub", () => {
+  it("answers a non-streaming chat completion with a deterministic reply and usage", async () => {
+    const s = await stub();
+    const response = await post(s, { model: "gpt-4o", messages: [{ role: "system", content: "be brief" }, user("  hello\n\n  world  ")] });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await response.json()) as any;
+    expect(body).toMatchObject({
+      object: "chat.completion",
+      model: "gpt-4o",
+      choices: [{ index: 0, message: { role: "assistant", content: "ack 1: hello world" }, finish_reason: "stop" }],
+    });
+    expect(body.id).toEqual(expect.any(String));
+    expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + body.usage.completion_tokens);
+    expect(body.usage.completion_tokens).toBeGreaterThan(0);
+
+    // n counts requests.
+    const second = (await (await post(s, { model: "gpt-4o", messages: [user("again")] })).json()) as any;
+    expect(second.choices[0].message.content).toBe("ack 2: again");
+  });
+
+  it("streams chat.completion.chunk events, a final chunk with finish_reason and usage, then [DONE]", async () => {
+    const s = await stub();
+    const response = await post(s, { model: "gpt-4o", stream: true, stream_options: { include_usage: true }, messages: [user("stream me please")] });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const data = sseData(await response.text());
+    expect(data[data.length - 1]).toBe("[DONE]");
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as any);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ object: "chat.completion.chunk", model: "gpt-4o", id: chunks[0].id });
+      expect(chunk.choices).toHaveLength(1);
+    }
+    expect(chunks[0].choices[0].delta.role).toBe("assistant");
+    const text = chunks.map((c) => c.choices[0].delta.content ?? "").join("");
+    expect(text).toBe("ack 1: stream me please");
+    const last = chunks[chunks.length - 1];
+    expect(last.choices[0].finish_reason).toBe("stop");
+    expect(last.usage.total_tokens).toBe(last.usage.prompt_tokens + last.usage.completion_tokens);
+    expect(chunks.slice(0, -1).every((c) => c.choices[0].finish_reason === null)).toBe(true);
+  });
+
+  it("reads content given as text parts, quotes the last user message without Goose's turn context, 60 characters at most", async () => {
+    const s = await stub();
+    const long = "word ".repeat(30);
+    const body = (await (
+      await post(s, {
+        model: "gpt-4o",
+        messages: [
+          user("an earlier message"),
+          { role: "assistant", content: "ack 0: earlier" },
+          user([
+            { type: "text", text: "first part" },
+            { type: "image_url", image_url: { url: "data:," } },
+            { type: "text", text: "second\tpart" },
+          ]),
+        ],
+      })
+    ).json()) as any;
+    expect(body.choices[0].message.content).toBe("ack 1: first part second part");
+
+    const merged = (await (
+      await post(s, { model: "gpt-4o", messages: [user([{ type: "text", text: long }, { type: "text", text: "<turn-context>\nthe date is today\n</turn-context>" }])] })
+    ).json()) as any;
+    expect(merged.choices[0].message.content).toBe(`ack 2: ${long.replace(/\s+/g, " ").trim().slice(0, 60)}`);
+
+    // Only the hidden context in the last user message: quote the one before it.
+    const hidden = (await (await post(s, { model: "gpt-4o", messages: [user("visible text"), user("<turn-context>x</turn-context>")] })).json()) as any;
+    expect(hidden.choices[0].message.content).toBe("ack 3: visible text");
+  });
+
+  it("lists its model", async () => {
+    const s = await stub({ model: "gpt-4o" });
+    const list = (await (await fetch(`${s.url}/v1/models`)).json()) as any;
+    expect(list).toMatchObject({ object: "list", data: [{ id: "gpt-4o", object: "model" }] });
+    expect((await fetch(`${s.url}/v1/models/gpt-4o`)).status).toBe(200);
+    expect((await fetch(`${s.url}/v1/models/nope`)).status).toBe(404);
+  });
+
+  it("logs every request as a JSON line: time, model, stream flag, roles and texts", async () => {
+    const s = await stub();
+    await (await post(s, { model: "gpt-4o", messages: [{ role: "system", content: "sys" }, user([{ type: "text", text: "parts" }])] })).json();
+    await (await post(s, { model: "other-model", stream: true, messages: [user("streamed")] })).text();
+    const log = await s.requests();
+    expect(log).toHaveLength(2);
+    expect(log[0]).toMatchObject({
+      n: 1,
+      model: "gpt-4o",
+      stream: false,
+      delayMs: 0,
+      messages: [
+        { role: "system", text: "sys" },
+        { role: "user", text: "parts" },
+      ],
+      reply: "ack 1: parts",
+    });
+    expect(log[1]).toMatchObject({ n: 2, model: "other-model", stream: true, messages: [{ role: "user", text: "streamed" }], reply: "ack 2: streamed" });
+    for (const entry of log) expect(Number.isNaN(Date.parse(entry.ts))).toBe(false);
+  });
+
+  it("rejects what is not a chat completion, in OpenAI's error shape", async () => {
+    const s = await stub();
+    const bad = await post(s, "{not json");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.message).toEqual(expect.any(String));
+    expect((await post(s, { model: "gpt-4o" })).status).toBe(400);
+    expect((await fetch(`${s.url}/v1/nothing`)).status).toBe(404);
+    expect(await s.requests()).toEqual([]);
+  });
+
+  it("holds a delayed reply back while later requests are answered (constructor option, header)", async () => {
+    const s = await stub({ delayMs: 1500 });
+    const finished: string[] = [];
+    const slow = post(s, { model: "gpt-4o", stream: true, messages: [user("slow")] }).then(async (r) => {
+      const text = sseData(await r.text());
+      finished.push("slow");
+      return text;
+    });
+    await waitFor("the slow request in the log", async () => (await s.requests()).length === 1, 10_000);
+    const fast = await post(s, { model: "gpt-4o", messages: [user("fast")] }, { "x-model-stub-delay-ms": "0" });
+    expect(((await fast.json()) as any).choices[0].message.content).toBe("ack 2: fast");
+    finished.push("fast");
+    const slowData = await slow;
+    expect(finished).toEqual(["fast", "slow"]);
+    expect(slowData[slowData.length - 1]).toBe("[DONE]");
+    expect(
+      slowData
+        .slice(0, -1)
+        .map((d) => JSON.parse(d).choices[0].delta.content ?? "")
+        .join(""),
+    ).toBe("ack 1: slow");
+    expect((await s.requests()).map((r) => [r.n, r.delayMs])).toEqual([
+      [1, 1500],
+      [2, 0],
+    ]);
+  });
+
+  it("lets a client stop mid-turn: the role arrives at once, the text never does (message marker, env default)", async () => {
+    const saved = process.env.MODEL_STUB_DELAY_MS;
+    process.env.MODEL_STUB_DELAY_MS = "60000";
+    let s: ModelStub;
+    try {
+      s = await stub();
+    } finally {
+      if (saved === undefined) delete process.env.MODEL_STUB_DELAY_MS;
+      else process.env.MODEL_STUB_DELAY_MS = saved;
+    }
+    for (const [content, delay] of [
+      ["env default", 60_000],
+      ["marker [model-stub:delay=45000]", 45_000],
+    ] as const) {
+      const abort = new AbortController();
+      const response = await post(s, { model: "gpt-4o", stream: true, messages: [user(content)] }, {}, abort.signal);
+      const reader = response.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      const [role] = sseData(first).map((d) => JSON.parse(d));
+      expect(role.choices[0].delta).toEqual({ role: "assistant", content: "" });
+      expect((await s.requests()).at(-1)).toMatchObject({ delayMs: delay, messages: [{ role: "user", text: content }] });
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+    }
+    // The stub still answers, and closes with nothing pending.
+    s.setDelay(0);
+    expect(((await (await post(s, { model: "gpt-4o", messages: [user("after")] })).json()) as any).choices[0].message.content).toBe("ack 3: after");
+  });
+
+  it("closes with a delayed reply still pending", async () => {
+    const s = await startModelStub({ delayMs: 60_000 });
+    const pending = post(s, { model: "gpt-4o", messages: [user("never answered")] }).then(
+      () => "answered",
+      () => "failed",
+    );
+    await waitFor("the request in the log", async () => (await s.requests()).length === 1, 10_000);
+    await s.close();
+    expect(await pending).toBe("failed");
+  });
+
+  it("runs as a CLI that prints its URL", async () => {
+    const child = spawn("bash", [path.join(repoRoot, "test", "model-stub", "run.sh"), "--model", "gpt-4o"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const url = await new Promise<string>((resolve, reject) => {
+        lines.once("line", resolve);
+        child.once("exit", () => reject(new Error(`the CLI exited before printing its URL:\n${stderr}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
+      const list = (await (await fetch(`${url}/v1/models`)).json()) as any;
+      expect(list.data[0].id).toBe("gpt-4o");
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
+
+// The harness's GOOSE_BIN plumbing, driven with the double standing in for a
+// "real" binary (it is an executable named goose): a symlink folder first on
+// PATH, the stub's OPENAI_HOST, openai/gpt-4o, counts read from sessions.db.
+describe("GOOSE_BIN plumbing in the harness", () => {
+  const doubleBin = path.join(gooseDoubleDir, "goose");
+
+  it("uses the double when GOOSE_BIN is unset: its folder on PATH, the caller's provider and model", () => {
+    const goose = gooseUnderTest(undefined);
+    expect(goose).toMatchObject({ real: false, bin: doubleBin, pathDir: gooseDoubleDir, provider: null, model: null });
+    expect(goose.vars({ goose_provider: "anthropic", goose_model: "m", other: 1 })).toEqual({ goose_provider: "anthropic", goose_model: "m", other: 1 });
+  });
+
+  it("refuses a GOOSE_BIN that is not an executable file", () => {
+    expect(() => gooseUnderTest(path.join(gooseDoubleDir, "missing"))).toThrow(/not an executable goose/);
+    expect(() => gooseUnderTest(gooseDoubleDir)).toThrow(/not an executable goose/);
+    expect(() => gooseUnderTest(path.join(gooseDoubleDir, "README.md"))).toThrow(/not an executable goose/);
+  });
+
+  it("with GOOSE_BIN: a goose symlink first on PATH, a model stub per workspace, counts from Goose's database", async () => {
+    const goose = gooseUnderTest(doubleBin);
+    expect(goose).toMatchObject({ real: true, bin: doubleBin, provider: "openai", model: "gpt-4o" });
+    expect(path.dirname(goose.pathDir)).toBe(path.join(repoRoot, ".tmp"));
+    expect(readlinkSync(path.join(goose.pathDir, "goose"))).toBe(doubleBin);
+    // The same folder on every call and every run for that binary.
+    expect(linkGoose(doubleBin, path.dirname(goose.pathDir), path.basename(goose.pathDir))).toBe(goose.pathDir);
+    expect(goose.vars({ goose_provider: "anthropic", folder: "/x" })).toEqual({ goose_provider: "openai", goose_model: "gpt-4o", folder: "/x" });
+
+    const saved = process.env.GOOSE_BIN;
+    process.env.GOOSE_BIN = doubleBin;
+    let ws: Workspace;
+    try {
+      ws = await Workspace.create();
+    } finally {
+      if (saved === undefined) delete process.env.GOOSE_BIN;
+      else process.env.GOOSE_BIN = saved;
+    }
+    let stubUrl = "";
+    try {
+      const stub = await ws.modelStub();
+      expect(stub).not.toBeNull();
+      stubUrl = stub!.url;
+      expect(await ws.modelStub()).toBe(stub);
+      const env = ws.env();
+      expect(env.OPENAI_HOST).toBe(stub!.url);
+      expect(env.OPENAI_API_KEY).toEqual(expect.any(String));
+      expect(env.GOOSE_DOUBLE_EVENT_LOG).toBeUndefined();
+      expect(String(env.PATH).split(":")[0]).toBe(goose.pathDir);
+      expect((await (await fetch(`${env.OPENAI_HOST}/v1/models`)).json()) as unknown).toMatchObject({ data: [{ id: "gpt-4o" }] });
+
+      // Two turns through the goose found on PATH; the database has the answers.
+      expect(await ws.deliveries("count me")).toBe(0);
+      expect(await ws.replies()).toBe(0);
+      for (const name of ["a", "b"]) {
+        const turn = await run("goose", ["run", "--name", name, "--text", "count me"], {
+          cwd: ws.home,
+          env: { ...env, GOOSE_PROVIDER: "openai", GOOSE_MODEL: "gpt-4o", GOOSE_TELEMETRY_ENABLED: "false" },
+        });
+        expect(turn.code, turn.stderr).toBe(0);
+      }
+      expect(await ws.deliveries("count me")).toBe(2);
+      expect(await ws.deliveries("count")).toBe(0);
+      expect(await ws.replies()).toBe(2);
+      expect(await ws.events()).toEqual([]);
+    } finally {
+      await ws.cleanup();
+    }
+    // cleanup() closed the stub.
+    await expect(fetch(`${stubUrl}/v1/models`)).rejects.toThrow();
+  });
+});

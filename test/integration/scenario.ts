@@ -1,0 +1,126 @@
+// Shared steps for the integration tests that play a workspace's life: a
+// throwaway workspace per test (cleaned up after it, kept when it fails), the
+// module rendered for it, and the checks most scenarios make.
+import { afterEach, expect, onTestFinished } from "vitest";
+import { readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { Workspace, renderModule, type Rendered, type RunResult } from "./harness.js";
+
+export const WORKSPACE_ID = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b";
+export const PROMPT = "Fix the flaky login test and open a pull request.";
+export const SESSION = "goose-task";
+
+const workspaces: Workspace[] = [];
+
+afterEach(async () => {
+  for (const ws of workspaces.splice(0)) await ws.cleanup();
+});
+
+export async function newWorkspace(): Promise<Workspace> {
+  const ws = await Workspace.create();
+  workspaces.push(ws);
+  // Runs after afterEach has ended the processes; a failed test keeps its HOME to look at.
+  onTestFinished(async ({ task }) => {
+    if (task.result?.state === "pass") await rm(ws.home, { recursive: true, force: true });
+  });
+  return ws;
+}
+
+/** The module as a template author would use it, with the binaries taken from PATH. */
+export function render(ws: Workspace, vars: Record<string, unknown> = {}, coderEnv: Record<string, string> = {}): Promise<Rendered> {
+  return renderModule(
+    ws.goose.vars({
+      agent_id: "test-agent",
+      goose_provider: "anthropic",
+      goose_model: "claude-sonnet-4-5",
+      install_goose: false,
+      install_agentapi: false,
+      agentapi_port: ws.port,
+      folder: path.join(ws.home, "project"),
+      ai_prompt: PROMPT,
+      session_name: SESSION,
+      ...vars,
+    }),
+    { CODER_WORKSPACE_ID: WORKSPACE_ID, ...coderEnv },
+  );
+}
+
+export function output(result: RunResult): string {
+  return `${result.stdout}${result.stderr}`;
+}
+
+export function expectOk(result: RunResult, what: string): void {
+  expect(result.code, `${what} failed:\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).toBe(0);
+}
+
+export async function cmdline(pid: number): Promise<string[]> {
+  const raw = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+  return raw.split("\0").filter((part) => part !== "");
+}
+
+/** Live `agentapi` processes started with this workspace's HOME. */
+export async function agentapiPids(ws: Workspace): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of await ws.processes()) {
+    const argv = await cmdline(pid);
+    if (argv.length > 0 && path.basename(argv[0] as string) === "agentapi") found.push(pid);
+  }
+  return found;
+}
+
+export async function start(ws: Workspace, rendered: Rendered, agentapiBinary?: string): Promise<RunResult> {
+  const result = await ws.runScript(rendered.start, agentapiBinary);
+  expectOk(result, "start script");
+  return result;
+}
+
+/** Runs the stop script and waits until nothing of this workspace runs any more. */
+export async function stop(ws: Workspace, rendered: Rendered, agentapiBinary?: string): Promise<RunResult> {
+  const result = await ws.runScript(rendered.stop, agentapiBinary, 60_000);
+  expectOk(result, "stop script");
+  await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
+  return result;
+}
+
+/** Waits until Goose has finished `count` turns in total and AgentAPI is stable. */
+export async function waitTurns(ws: Workspace, count: number): Promise<void> {
+  await ws.waitFor(`${count} completed Goose turn(s)`, async () => (await ws.replies()) >= count);
+  await ws.waitStable();
+}
+
+export interface LaunchRecord {
+  mode: "cold" | "warm";
+  persistence: boolean;
+  persistence_reason: string;
+  interrupted_turn: { action: string; reason: string };
+}
+
+export async function launchRecord(ws: Workspace): Promise<LaunchRecord> {
+  return JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "null") as LaunchRecord;
+}
+
+export interface SavedState {
+  messages: Array<{ id: number; message: string; role: string }>;
+}
+
+export async function savedState(ws: Workspace): Promise<SavedState | null> {
+  const text = await ws.readModuleFile("agentapi-state.json");
+  return text === null ? null : (JSON.parse(text) as SavedState);
+}
+
+/** Collapses the screen padding AgentAPI keeps in message content. */
+export function flat(text: string): string {
+  return text.split(/\s+/).filter(Boolean).join(" ");
+}
+
+/** Sends a chat message the way the dashboard does, without waiting for Goose's turn to end. */
+export async function sendWithoutWaiting(ws: Workspace, content: string): Promise<void> {
+  await ws.waitStable();
+  const response = await fetch(ws.url("/message"), {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ content, type: "user" }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  expect(response.ok, await response.text()).toBe(true);
+}

@@ -1,0 +1,360 @@
+// The user's own workspace must not break the module, and the module must not
+// change the user's workspace (issue 9). Each test prepares a throwaway HOME
+// the way a real workspace looks, runs the rendered coder_scripts against real
+// AgentAPI and the Goose under test, and checks outcomes: prompt deliveries,
+// cold or warm, exit codes, file modes and bytes, and which processes live.
+import { describe, expect, it } from "vitest";
+import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { run } from "./harness.js";
+import { PROMPT, agentapiPids, expectOk, launchRecord, newWorkspace, output, render, savedState, start, stop, waitTurns, flat } from "./scenario.js";
+
+async function umaskOf(pid: number): Promise<string | null> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return /^Umask:\s+([0-7]+)$/m.exec(status)?.[1] ?? null;
+}
+
+function mode(file: string): Promise<number> {
+  return stat(file).then((s) => s.mode & 0o777);
+}
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const text = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    if (Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
+describe("the user's startup files never reach the module", () => {
+  it("three start/stop cycles with a chatty .bashrc, .profile and BASH_ENV: one prompt delivery, then two warm starts", async () => {
+    const ws = await newWorkspace();
+    await writeFile(path.join(ws.home, ".bashrc"), 'echo "hello from .bashrc"\necho "and to stderr" >&2\n');
+    await writeFile(path.join(ws.home, ".profile"), 'echo "hello from .profile"\n');
+    const bashEnv = path.join(ws.home, "bash-env.sh");
+    await writeFile(path.join(bashEnv), 'echo "hello from BASH_ENV"\nexit 1\n');
+    ws.setEnv({ BASH_ENV: bashEnv, ENV: bashEnv });
+    const rendered = await render(ws);
+
+    const modes: string[] = [];
+    for (let cycle = 0; cycle < 3; cycle++) {
+      await start(ws, rendered);
+      const record = await launchRecord(ws);
+      expect(record.persistence, record.persistence_reason).toBe(true);
+      modes.push(record.mode);
+      await waitTurns(ws, 1);
+      await stop(ws, rendered);
+    }
+    expect(modes).toEqual(["cold", "warm", "warm"]);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+  });
+
+  it("a .bashrc that execs another program neither hangs the start nor turns persistence off", async () => {
+    const ws = await newWorkspace();
+    await writeFile(path.join(ws.home, ".bashrc"), "exec sleep 600\n");
+    ws.setEnv({ BASH_ENV: path.join(ws.home, ".bashrc") });
+    const rendered = await render(ws);
+    await start(ws, rendered);
+    const record = await launchRecord(ws);
+    expect(record.persistence, record.persistence_reason).toBe(true);
+    expect(record.mode).toBe("cold");
+    await waitTurns(ws, 1);
+    await stop(ws, rendered);
+  });
+});
+
+describe("a port someone else holds", () => {
+  let server: Server | null = null;
+
+  it("fails the start at once, naming the port and the process holding it; Goose never runs", async () => {
+    const ws = await newWorkspace();
+    server = createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ status: "stable", agent_type: "claude" }));
+    });
+    await new Promise<void>((resolve) => server!.listen(ws.port, "127.0.0.1", resolve));
+    try {
+      const rendered = await render(ws);
+      const result = await ws.runScript(rendered.start);
+      expect(result.code, output(result)).not.toBe(0);
+      expect(result.stderr).toContain(`port ${ws.port}`);
+      expect(result.stderr).toContain(`PID ${process.pid}`);
+      expect(result.stdout).not.toContain("Goose is ready");
+      expect(await ws.deliveries(PROMPT)).toBe(0);
+      expect(await agentapiPids(ws)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server!.close(resolve));
+    }
+  });
+});
+
+describe("the module's files are private, everything else keeps the workspace's umask", () => {
+  it("umask 022 in the workspace: install scripts, AgentAPI and Goose run with it; module files are 0600 in 0700 folders", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, {
+      pre_install_script: 'umask > "$HOME/pre-install-umask"',
+      post_install_script: 'umask > "$HOME/post-install-umask"\ntouch "$HOME/project/made-by-post-install"',
+    });
+    const result = await ws.runScript(`umask 022\n${rendered.start}`);
+    expectOk(result, "start script");
+    await waitTurns(ws, 1);
+
+    expect((await readFile(path.join(ws.home, "pre-install-umask"), "utf8")).trim()).toBe("0022");
+    expect((await readFile(path.join(ws.home, "post-install-umask"), "utf8")).trim()).toBe("0022");
+    expect(await mode(path.join(ws.home, "project"))).toBe(0o755);
+    expect(await mode(path.join(ws.home, "project", "made-by-post-install"))).toBe(0o644);
+    const [agentapi] = await agentapiPids(ws);
+    expect(agentapi).toBeDefined();
+    expect(await umaskOf(agentapi as number)).toBe("0022");
+    const goose = await childrenOf(agentapi as number);
+    expect(goose.length).toBeGreaterThan(0);
+    expect(await umaskOf(goose[0] as number)).toBe("0022");
+
+    for (const dir of ["", "logs", "scripts", "bin"]) expect(await mode(path.join(ws.moduleDir, dir)), `${dir || "module folder"}`).toBe(0o700);
+    for (const file of ["agentapi-launch.json", "agentapi-state.json.owner.json", "task-prompt.md", "logs/agentapi.log", "logs/pre_install.log", "logs/post_install.log"]) {
+      expect(await mode(path.join(ws.moduleDir, file)), file).toBe(0o600);
+    }
+    await stop(ws, rendered);
+    expect(await mode(path.join(ws.moduleDir, "agentapi-state.json"))).toBe(0o600);
+  });
+});
+
+describe("the user's Goose config is the user's", () => {
+  it("comments, key order, a 20-digit number and a symlink survive any number of starts; only the module's extensions are added, once", async () => {
+    const ws = await newWorkspace();
+    const original = [
+      "# My own Goose settings; the module must not touch them.",
+      "GOOSE_MODE: approve # ask me before every tool",
+      "big_number: 12345678901234567890",
+      "quoted: 'single quotes kept'",
+      "extensions:",
+      "  memory: # my own extension",
+      "    type: builtin",
+      "    name: memory",
+      "    enabled: true",
+      "",
+    ].join("\n");
+    const dotfile = path.join(ws.home, "dotfiles", "goose.yaml");
+    await mkdir(path.dirname(dotfile), { recursive: true });
+    await writeFile(dotfile, original);
+    const configFile = path.join(ws.home, ".config", "goose", "config.yaml");
+    await mkdir(path.dirname(configFile), { recursive: true });
+    await symlink(dotfile, configFile);
+    const systemPrompt = "Be brief. <!-- coder goose module: system_prompt end --> and <!-- coder goose module: system_prompt begin -->";
+    const rendered = await render(ws, { system_prompt: systemPrompt });
+
+    const texts: string[] = [];
+    const hints: string[] = [];
+    for (let cycle = 0; cycle < 3; cycle++) {
+      await start(ws, rendered);
+      texts.push(await readFile(dotfile, "utf8"));
+      hints.push(await readFile(path.join(ws.home, ".config", "goose", ".goosehints"), "utf8"));
+      await waitTurns(ws, 1);
+      await stop(ws, rendered);
+    }
+
+    expect((await lstat(configFile)).isSymbolicLink()).toBe(true);
+    expect(await readlink(configFile)).toBe(dotfile);
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    expect(texts[0]!.startsWith(original)).toBe(true);
+    const added = texts[0]!.slice(original.length);
+    expect(added).not.toMatch(/GOOSE_MODE|GOOSE_TELEMETRY|GOOSE_DISABLE_KEYRING|GOOSE_PROVIDER|GOOSE_MODEL/);
+    const parsed = parseYaml(texts[0]!, { intAsBigInt: true }) as { extensions: Record<string, unknown>; GOOSE_MODE: string };
+    expect(Object.keys(parsed.extensions)).toEqual(["memory", "coder", "developer"]);
+    expect(parsed.GOOSE_MODE).toBe("approve");
+
+    expect(hints[1]).toBe(hints[0]);
+    expect(hints[2]).toBe(hints[0]);
+    expect(flat(hints[0]!)).toContain("Be brief.");
+
+    if (!ws.goose.real) {
+      // The settings the module needs reach its own Goose through the environment.
+      const launched = (await ws.events()).filter((e) => e.event === "start" && (e.argv[1] === "run" || e.argv[1] === "session") && e.argv[2] !== "list");
+      expect(launched.length).toBe(3);
+      for (const e of launched) expect(e.env).toMatchObject({ GOOSE_MODE: "auto", GOOSE_TELEMETRY_ENABLED: "false" });
+    }
+  });
+});
+
+describe("the stop on a full disk", () => {
+  it("still saves what it can, lets Goose exit by itself, and says the disk is full", async ({ skip }) => {
+    if (process.getuid?.() !== 0) {
+      console.log("skipped: mounting a small tmpfs as the workspace's HOME needs root");
+      skip();
+    }
+    const ws = await newWorkspace();
+    const mounted = await run("mount", ["-t", "tmpfs", "-o", "size=24m,mode=0755", "tmpfs", ws.home]);
+    if (mounted.code !== 0) {
+      console.log(`skipped: mount -t tmpfs failed: ${mounted.stderr.trim()}`);
+      skip();
+    }
+    try {
+      const rendered = await render(ws);
+      await start(ws, rendered);
+      await waitTurns(ws, 1);
+      await ws.send("a message before the disk fills up");
+      const filler = path.join(ws.home, "filler");
+      const fill = await run("dd", ["if=/dev/zero", `of=${filler}`, "bs=1M", "count=64"]);
+      expect(fill.stderr).toMatch(/No space left on device/);
+
+      const result = await ws.runScript(rendered.stop, undefined, 60_000);
+      console.log(output(result));
+      expect(output(result)).toMatch(/disk holding .* is full/);
+      expect(result.stdout).toContain("Goose exited on /exit");
+      await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
+      if (!ws.goose.real) {
+        const exits = (await ws.events()).filter((e) => e.event === "exit");
+        expect(exits.at(-1)?.code).toBe(0);
+      }
+    } finally {
+      await ws.cleanup();
+      await run("umount", ["-l", ws.home]);
+    }
+  });
+});
+
+describe("no write follows a symlink the module did not make", () => {
+  it("refuses a state folder others can write to, naming it, before anything runs", async () => {
+    const ws = await newWorkspace();
+    const shared = path.join(ws.home, "shared");
+    await mkdir(shared);
+    await chmod(shared, 0o777);
+    const victim = path.join(ws.home, "victim-bashrc");
+    await writeFile(victim, "the victim's own file\n");
+    await symlink(victim, path.join(shared, "chat.json.bak"));
+    const rendered = await render(ws, { state_file_path: path.join(shared, "chat.json") });
+
+    const result = await ws.runScript(rendered.start);
+    expect(result.code, output(result)).not.toBe(0);
+    expect(result.stderr).toContain(shared);
+    expect(result.stderr).toMatch(/writable by (its )?group or others/);
+    expect(await readFile(victim, "utf8")).toBe("the victim's own file\n");
+    expect(await agentapiPids(ws)).toEqual([]);
+  });
+
+  it("replaces a symlink found at the backup path instead of writing through it", async () => {
+    const ws = await newWorkspace();
+    const own = path.join(ws.home, "chat");
+    const stateFile = path.join(own, "chat.json");
+    const rendered = await render(ws, { state_file_path: stateFile });
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    await stop(ws, rendered);
+
+    const victim = path.join(ws.home, "victim-bashrc");
+    await writeFile(victim, "the victim's own file\n");
+    await symlink(victim, `${stateFile}.bak`);
+    await start(ws, rendered);
+    expect(await readFile(victim, "utf8")).toBe("the victim's own file\n");
+    expect((await lstat(`${stateFile}.bak`)).isFile()).toBe(true);
+    expect(await readFile(`${stateFile}.bak`, "utf8")).toBe(await readFile(stateFile, "utf8"));
+    await stop(ws, rendered);
+  });
+});
+
+describe("smaller defects", () => {
+  it("a state file AgentAPI would refuse is set aside at start, and this run's chat is kept at the stop", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    await stop(ws, rendered);
+    const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
+    const state = JSON.parse(await readFile(stateFile, "utf8"));
+    state.messages[0].time = "yesterday";
+    await writeFile(stateFile, JSON.stringify(state));
+
+    const started = await start(ws, rendered);
+    expect(output(started)).toMatch(/would refuse/);
+    expect((await readdir(ws.moduleDir)).filter((n) => n.startsWith("agentapi-state.json.set-aside-"))).toHaveLength(1);
+    await ws.send("a message after the bad file was set aside");
+    await stop(ws, rendered);
+    const saved = await savedState(ws);
+    expect(flat(saved!.messages.map((m) => m.message).join(" "))).toContain("a message after the bad file was set aside");
+  });
+
+  it("switching session_name alpha → beta → alpha never shows beta's chat in alpha's dashboard", async () => {
+    const ws = await newWorkspace();
+    const alpha = await render(ws, { session_name: "alpha", ai_prompt: "" });
+    const beta = await render(ws, { session_name: "beta", ai_prompt: "" });
+    await start(ws, alpha);
+    await ws.send("a message for alpha");
+    await stop(ws, alpha);
+    await start(ws, beta);
+    await ws.send("a message for beta");
+    await stop(ws, beta);
+    await start(ws, alpha);
+    await ws.waitStable();
+    const shown = flat((await ws.messages()).map((m) => m.content).join(" "));
+    expect(shown).not.toContain("a message for beta");
+    expect((await launchRecord(ws)).mode).toBe("warm");
+    await stop(ws, alpha);
+  });
+
+  it("a stop that runs while the start is still installing wins: AgentAPI is never left running", async () => {
+    const ws = await newWorkspace();
+    const release = path.join(ws.home, "release-pre-install");
+    const rendered = await render(ws, {
+      // The scenario itself: an install step that is still running when the stop comes.
+      pre_install_script: `i=0; while [ ! -e "$HOME/release-pre-install" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`,
+    });
+    const starting = ws.runScript(rendered.start);
+    await ws.waitFor("the start to reach pre_install", async () => (await ws.readModuleFile("logs/pre_install.log")) !== null);
+    const stopped = await ws.runScript(rendered.stop);
+    expectOk(stopped, "stop script");
+    await writeFile(release, "");
+    const started = await starting;
+    expectOk(started, "start script");
+    expect(started.stdout).toContain("AgentAPI is not launched");
+    expect(await agentapiPids(ws)).toEqual([]);
+    expect(await ws.deliveries(PROMPT)).toBe(0);
+  });
+
+  it("two stop scripts at the same moment both finish and leave nothing running", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    const [first, second] = await Promise.all([ws.runScript(rendered.stop), ws.runScript(rendered.stop)]);
+    expectOk(first!, "first stop");
+    expectOk(second!, "second stop");
+    await ws.waitFor("no processes left", async () => (await ws.processes()).length === 0, 20_000);
+    expect((await savedState(ws))?.messages.length).toBeGreaterThan(0);
+  });
+
+  it("a directory at the state path: the start fails saying so, the stop says so and loses nothing", async () => {
+    const ws = await newWorkspace();
+    await mkdir(path.join(ws.moduleDir, "agentapi-state.json"), { recursive: true });
+    const rendered = await render(ws);
+    const started = await ws.runScript(rendered.start);
+    expect(started.code, output(started)).not.toBe(0);
+    expect(started.stderr).toMatch(/agentapi-state\.json.* is a directory/);
+    expect(await agentapiPids(ws)).toEqual([]);
+    const stopped = await ws.runScript(rendered.stop);
+    expectOk(stopped, "stop script");
+    expect(output(stopped)).not.toContain("unexpected failure");
+  });
+
+  it("set-aside chats beyond the newest 5 are removed, the newest kept", async () => {
+    const ws = await newWorkspace();
+    await mkdir(ws.moduleDir, { recursive: true, mode: 0o700 });
+    const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
+    for (let day = 1; day <= 7; day++) {
+      await writeFile(`${stateFile}.set-aside-2026-01-0${day}T00-00-00-000Z`, "{}");
+    }
+    const chat = { version: 1, messages: [{ id: 0, message: "an old chat", role: "agent", time: "2026-11-01T00:00:00Z" }], initial_prompt: "", initial_prompt_sent: false };
+    await writeFile(stateFile, JSON.stringify(chat));
+    const rendered = await render(ws, { continue: false });
+    await start(ws, rendered);
+    const kept = (await readdir(ws.moduleDir)).filter((n) => n.startsWith("agentapi-state.json.set-aside-")).sort();
+    expect(kept).toHaveLength(5);
+    expect(kept.slice(0, 4)).toEqual([4, 5, 6, 7].map((day) => `agentapi-state.json.set-aside-2026-01-0${day}T00-00-00-000Z`));
+    expect(await readFile(path.join(ws.moduleDir, kept[4]!), "utf8")).toBe(JSON.stringify(chat));
+    await stop(ws, rendered);
+  });
+});

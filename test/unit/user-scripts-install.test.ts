@@ -1,0 +1,63 @@
+import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installedVersion } from "../../src/install.js";
+import { runToLog, runUserScript } from "../../src/user-scripts.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "user-scripts-test-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("runToLog", () => {
+  it("appends both streams to the log, with stdin closed", async () => {
+    const log = path.join(dir, "run.log");
+    await writeFile(log, "before\n");
+    const code = await runToLog("/bin/sh", ["-c", "cat; echo out; echo err >&2; exit 4"], { logFile: log, cwd: dir, env: { PATH: "/usr/bin:/bin" } });
+    expect(code).toBe(4);
+    expect(await readFile(log, "utf8")).toBe("before\nout\nerr\n");
+  });
+
+  it("refuses to write through a link planted at the log path", async () => {
+    const victim = path.join(dir, "victim");
+    await writeFile(victim, "precious");
+    await symlink(victim, path.join(dir, "linked.log"));
+    await expect(runToLog("/bin/echo", ["x"], { logFile: path.join(dir, "linked.log"), cwd: dir, env: {} })).rejects.toThrow(/ELOOP/);
+    expect(await readFile(victim, "utf8")).toBe("precious");
+  });
+});
+
+describe("runUserScript", () => {
+  const opts = () => ({ scriptsDir: dir, logsDir: dir, cwd: dir, env: { PATH: "/usr/bin:/bin" }, shell: "/bin/sh" });
+
+  it("writes the script 0700 and a fresh log 0600, and runs it", async () => {
+    await writeFile(path.join(dir, "pre_install.log"), "stale\n");
+    await runUserScript("pre_install", "echo installing\n", opts());
+    expect((await stat(path.join(dir, "pre_install.sh"))).mode & 0o777).toBe(0o700);
+    expect((await stat(path.join(dir, "pre_install.log"))).mode & 0o777).toBe(0o600);
+    expect(await readFile(path.join(dir, "pre_install.log"), "utf8")).toBe("installing\n");
+  });
+
+  it("stops the start with the log's tail when the script fails", async () => {
+    await expect(runUserScript("post_install", "echo broken >&2\nexit 3\n", opts())).rejects.toThrow(/post_install_script exited 3[\s\S]*broken/);
+  });
+});
+
+describe("installedVersion", () => {
+  it("reads the version a binary prints, without a shell", async () => {
+    const bin = path.join(dir, "fake-goose");
+    await writeFile(bin, "#!/bin/sh\necho ' 1.47.0'\n", { mode: 0o755 });
+    expect(await installedVersion(bin, { PATH: "/usr/bin:/bin" })).toBe("1.47.0");
+  });
+
+  it("answers null for a binary that fails or is missing", async () => {
+    const bin = path.join(dir, "broken");
+    await writeFile(bin, "#!/bin/sh\necho 1.0.0\nexit 1\n", { mode: 0o755 });
+    expect(await installedVersion(bin)).toBeNull();
+    expect(await installedVersion(path.join(dir, "missing"))).toBeNull();
+  });
+});

@@ -17,7 +17,7 @@ export async function verifyStateAfterStop(opts: { stateFile: string; backupFile
     text = await readOptional(opts.stateFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EISDIR") throw error;
-    warn(`state: ${opts.stateFile} is a directory, so no chat can be saved there; remove it, or set state_file_path to a file path`);
+    warn(`state: ${opts.stateFile} is a folder, so no chat can be saved there; move it away, or set state_file_path to a file path`);
     return false;
   }
   const after = summarizeState(text);

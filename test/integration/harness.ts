@@ -452,12 +452,12 @@ export class Workspace {
   }
 
   /**
-   * How many times Goose received this exact text as a user message: the
+   * How many times Goose received this exact text (or text `match` accepts) as a user message: the
    * user-visible `role='user'` rows with this text in Goose's database, across
    * all sessions (hidden `<turn-context>` rows do not count).
    */
-  async deliveries(text: string): Promise<number> {
-    return gooseDeliveries(this.gooseDb, text);
+  async deliveries(match: string | ((text: string) => boolean)): Promise<number> {
+    return gooseDeliveries(this.gooseDb, match);
   }
 
   /** Completed Goose turns so far: `role='assistant'` rows in Goose's database (written only when a turn ends). */

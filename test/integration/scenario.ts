@@ -2,7 +2,7 @@
 // throwaway workspace per test (cleaned up after it, kept when it fails), the
 // module rendered for it, and the checks most scenarios make.
 import { afterEach, expect, onTestFinished } from "vitest";
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Workspace, renderModule, type Rendered, type RunResult } from "./harness.js";
 
@@ -123,4 +123,16 @@ export async function sendWithoutWaiting(ws: Workspace, content: string): Promis
     signal: AbortSignal.timeout(60_000),
   });
   expect(response.ok, await response.text()).toBe(true);
+}
+
+/**
+ * How long Goose's next turns take: the double reads GOOSE_DOUBLE_TURN_MS_FILE
+ * when each turn starts; a real Goose waits that long for the model stub.
+ */
+export async function setTurnMs(ws: Workspace, ms: number): Promise<void> {
+  const stub = await ws.modelStub();
+  if (stub) return stub.setDelay(ms);
+  const file = path.join(ws.home, "goose-double-turn-ms");
+  await writeFile(file, `${ms}\n`);
+  ws.setEnv({ GOOSE_DOUBLE_TURN_MS_FILE: file });
 }

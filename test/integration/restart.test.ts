@@ -1,0 +1,192 @@
+// What a real Goose does at a stop and a restart (issue 8), against real
+// AgentAPI and the Goose under test (the double, which behaves like the real
+// binary: SIGINT ignored at the prompt, `/exit` exits 0, the reply stored only
+// when a turn ends; or a real Goose with GOOSE_BIN).
+import { describe, expect, it } from "vitest";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { run, tools, type Workspace } from "./harness.js";
+import { PROMPT, SESSION, expectOk, launchRecord, newWorkspace, output, render, savedState, sendWithoutWaiting, setTurnMs, start, stop, waitTurns } from "./scenario.js";
+
+/**
+ * A PATH folder whose `agentapi` runs the real binary and records its exit
+ * code, which nothing else can see: the start detaches AgentAPI.
+ */
+async function agentapiRecordingExit(ws: Workspace, real: string): Promise<string> {
+  const dir = path.join(ws.home, "agentapi-recording-exit");
+  await mkdir(dir);
+  const wrapper = path.join(dir, "agentapi");
+  await writeFile(wrapper, `#!/bin/sh\n'${real}' "$@"\ncode=$?\necho "$code" >> "$HOME/agentapi-exit-codes"\nexit "$code"\n`);
+  await chmod(wrapper, 0o755);
+  return wrapper;
+}
+
+async function exitCodes(ws: Workspace): Promise<string[]> {
+  return (await readFile(path.join(ws.home, "agentapi-exit-codes"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+}
+
+/** An agent message made of nothing but Goose's spinner, steer hint or blank lines. */
+function spinnerOnly(text: string): boolean {
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  return lines.every((line) => /^\s*[◐◓◑◒]\s/.test(line) || line.includes("[Enter steer"));
+}
+
+/** Visible user messages that are not the task prompt: follow-ups and continuations. */
+const notThePrompt = (text: string) => text !== PROMPT;
+
+async function waitRunning(ws: Workspace): Promise<void> {
+  await ws.waitFor("a running turn", async () => (await ws.status()) === "running");
+}
+
+describe("an idle stop is graceful", () => {
+  it(`AgentAPI ${"$"}AGENTAPI_BIN_NEW: Goose exits by itself on /exit, nothing is killed, AgentAPI exits 0 with the chat saved`, async () => {
+    const ws = await newWorkspace();
+    const agentapi = await agentapiRecordingExit(ws, tools.agentapiNew);
+    const rendered = await render(ws);
+    await start(ws, rendered, agentapi);
+    await waitTurns(ws, 1);
+    await ws.send("one more message before the stop");
+    const shown = (await ws.messages()).length;
+
+    const stopped = await stop(ws, rendered, agentapi);
+    expect(stopped.stdout).toContain("Goose exited on /exit");
+    expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
+    await ws.waitFor("AgentAPI's exit code", async () => (await exitCodes(ws)).length > 0);
+    expect(await exitCodes(ws)).toEqual(["0"]);
+    expect((await savedState(ws))?.messages).toHaveLength(shown);
+    if (!ws.goose.real) expect((await ws.events()).filter((e) => e.event === "exit").at(-1)).toMatchObject({ code: 0 });
+  });
+
+  it(`AgentAPI ${"$"}AGENTAPI_BIN_OLD (no persistence): Goose still exits by itself, nothing is killed`, async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    await start(ws, rendered, tools.agentapiOld);
+    await waitTurns(ws, 1);
+    const stopped = await stop(ws, rendered, tools.agentapiOld);
+    expect(stopped.stdout).toContain("Goose exited on /exit");
+    expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
+    if (!ws.goose.real) expect((await ws.events()).filter((e) => e.event === "exit").at(-1)).toMatchObject({ code: 0 });
+  });
+});
+
+describe("a stop during a turn, and the restart after it", () => {
+  it("the prompt's turn: cancelled at the bound, no spinner saved; the restart answers it with one delivery; the next restart sends nothing", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
+    await setTurnMs(ws, 600_000);
+    await start(ws, rendered);
+    await ws.waitFor("the prompt stored by Goose", async () => (await ws.deliveries(PROMPT)) === 1);
+    await waitRunning(ws);
+
+    const stopped = await stop(ws, rendered);
+    expect(stopped.stdout).toMatch(/turn: .*was cancelled/);
+    expect(stopped.stdout).toContain("Goose exited on /exit");
+    expect(output(stopped)).not.toMatch(/SIGKILL/);
+    const saved = await savedState(ws);
+    const agentMessages = saved!.messages.filter((m) => m.role === "agent");
+    expect(agentMessages.filter((m) => spinnerOnly(m.message))).toEqual([]);
+    expect(await ws.replies()).toBe(0);
+
+    await setTurnMs(ws, 200);
+    const resumed = await start(ws, rendered);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
+    expect(resumed.stdout).toMatch(/interrupted turn: .*carry on/);
+    await waitTurns(ws, 1);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    expect(await ws.deliveries(notThePrompt)).toBe(1);
+    if (!ws.goose.real) {
+      // Goose merges the unanswered prompt with the continuation before it calls the model.
+      const requests = (await ws.events()).filter((e) => e.event === "model_request");
+      expect(requests.at(-1)?.text).toContain(PROMPT);
+    } else {
+      const requests = await (await ws.modelStub())!.requests();
+      expect(requests.at(-1)?.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")).toContain(PROMPT);
+    }
+    await stop(ws, rendered);
+
+    const again = await start(ws, rendered);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("none");
+    expect(again.stdout).not.toMatch(/carry on/);
+    await ws.waitStable();
+    expect(await ws.deliveries(notThePrompt)).toBe(1);
+    expect(await ws.replies()).toBe(1);
+    await stop(ws, rendered);
+  });
+
+  it("a follow-up's turn: the follow-up is answered after the restart", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
+    await setTurnMs(ws, 200);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    await setTurnMs(ws, 600_000);
+    await sendWithoutWaiting(ws, "Now also update the changelog.");
+    await ws.waitFor("the follow-up stored by Goose", async () => (await ws.deliveries("Now also update the changelog.")) === 1);
+    await waitRunning(ws);
+    await stop(ws, rendered);
+    expect(await ws.replies()).toBe(1);
+
+    await setTurnMs(ws, 200);
+    await start(ws, rendered);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
+    await waitTurns(ws, 2);
+    expect(await ws.deliveries("Now also update the changelog.")).toBe(1);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    await stop(ws, rendered);
+  });
+
+  it("continue_interrupted_turn = false: nothing is sent, and the log says the task waits for input", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { stop_turn_wait_seconds: 1, continue_interrupted_turn: false });
+    await setTurnMs(ws, 600_000);
+    await start(ws, rendered);
+    await ws.waitFor("the prompt stored by Goose", async () => (await ws.deliveries(PROMPT)) === 1);
+    await waitRunning(ws);
+    await stop(ws, rendered);
+
+    await setTurnMs(ws, 200);
+    const resumed = await start(ws, rendered);
+    expect(resumed.stdout).toMatch(/waits for input/);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("wait");
+    await ws.waitStable();
+    expect(await ws.deliveries(notThePrompt)).toBe(0);
+    expect(await ws.replies()).toBe(0);
+    await stop(ws, rendered);
+  });
+});
+
+describe("the sqlite3 fallback agrees with Goose", () => {
+  it.skipIf(process.env.GOOSE_BIN)("counts visible messages only and picks the session Goose resumes (newest message, not newest row)", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
+    await setTurnMs(ws, 200);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    await setTurnMs(ws, 600_000);
+    await sendWithoutWaiting(ws, "A follow-up that the stop interrupts.");
+    await waitRunning(ws);
+    await stop(ws, rendered);
+
+    // A newer row with the same name and no message, as `goose session --name X`
+    // leaves when it fails before its first turn (observed with Goose 1.46.1).
+    const env = { ...ws.env(), GOOSE_PROVIDER: "anthropic", GOOSE_MODEL: "" };
+    await run(ws.goose.bin, ["session", "--name", SESSION], { cwd: ws.home, env });
+    const listed = await run(ws.goose.bin, ["session", "list", "--format", "json"], { cwd: ws.home, env: ws.env() });
+    const sessions = (JSON.parse(listed.stdout) as Array<{ id: string; name: string; message_count: number; last_message_at: string | null }>).filter((s) => s.name === SESSION);
+    expect(sessions).toHaveLength(2);
+    const talked = sessions.find((s) => s.message_count > 0)!;
+
+    // `goose session list` fails (a locked database, say); everything else is the double.
+    const broken = path.join(ws.home, "broken-list-bin");
+    await mkdir(broken);
+    await writeFile(path.join(broken, "goose"), `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`, { mode: 0o755 });
+    await setTurnMs(ws, 200);
+    const started = await run("/bin/sh", ["-c", rendered.start], { cwd: ws.home, env: { ...ws.env(), PATH: [broken, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"].join(":") } });
+    expectOk(started, "start with a failing session list");
+    expect(started.stdout).toContain(`warm start: Goose has session "${SESSION}" (${talked.id}) with ${talked.message_count} message(s) [sqlite3 read`);
+    expect((await ws.events()).filter((e) => e.event === "resume").at(-1)?.session_id).toBe(talked.id);
+    await waitTurns(ws, 2);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    await stop(ws, rendered);
+  });
+});

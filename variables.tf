@@ -286,9 +286,9 @@ variable "stop_turn_wait_seconds" {
 }
 
 variable "stop_sigterm_wait_seconds" {
-  description = "How long the stop script waits for AgentAPI to exit after SIGTERM before it kills AgentAPI and Goose. With the defaults the whole stop fits a 30 s grace period."
+  description = "How long the stop script waits for AgentAPI to exit after SIGTERM before it kills AgentAPI and Goose. The stop sends SIGTERM only when Goose did not exit by itself on /exit. AgentAPI's own shutdown takes at most 10 s (5 s to drain HTTP, 5 s for the agent). With the defaults the whole stop fits a 30 s grace period."
   type        = number
-  default     = 12
+  default     = 10
 
   validation {
     condition     = var.stop_sigterm_wait_seconds >= 1 && var.stop_sigterm_wait_seconds <= 300

@@ -4,11 +4,12 @@ import { log, warn } from "./log.js";
 import { killTree, signal, waitForExit } from "./stop-process.js";
 
 // Each step has its own bound. With the defaults, a stop that meets a hung
-// AgentAPI at every step ends within about 31 s: 2 s save + 5 s turn + 1.5 s
-// turn cancel + 1 s second save + 2 x 2.5 s snapshot + 2 s for Goose to exit
-// + 12 s SIGTERM wait + 2 s for SIGKILL to land. A normal stop takes well
-// under a second.
-export const DEFAULT_TIMEOUTS: StopTimeouts = { save_ms: 2000, turn_ms: 5000, term_ms: 12000, http_ms: 2500, cancel_ms: 1500, exit_ms: 2000 };
+// AgentAPI at every step ends within 30 s (Kubernetes' default grace period):
+// 2 s save + 5 s turn + 3 s turn cancel + 1 s second save + 2 x 2 s snapshot
+// + 2 s for Goose to exit + 10 s SIGTERM wait + 2 s for SIGKILL to land. The
+// cancel bound covers AgentAPI's definition of idle, a screen unchanged for
+// 2 s (agentapi.md §6). A normal idle stop takes a fraction of a second.
+export const DEFAULT_TIMEOUTS: StopTimeouts = { save_ms: 2000, turn_ms: 5000, term_ms: 10000, http_ms: 2000, cancel_ms: 3000, exit_ms: 2000 };
 
 // AgentAPI writes raw input to Goose's terminal as keystrokes. Observed with
 // Goose 1.46.1: `/exit` + Enter at the idle prompt ends Goose with exit 0 in

@@ -199,7 +199,7 @@ variable "stop_turn_wait_seconds" {
 variable "stop_sigterm_wait_seconds" {
   description = "How long the stop script waits for AgentAPI to exit after SIGTERM before SIGKILL."
   type        = number
-  default     = 12
+  default     = 10
 
   validation {
     condition     = var.stop_sigterm_wait_seconds >= 1 && var.stop_sigterm_wait_seconds <= 300

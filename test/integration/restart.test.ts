@@ -16,7 +16,8 @@ async function agentapiRecordingExit(ws: Workspace, real: string): Promise<strin
   const dir = path.join(ws.home, "agentapi-recording-exit");
   await mkdir(dir);
   const wrapper = path.join(dir, "agentapi");
-  await writeFile(wrapper, `#!/bin/sh\n'${real}' "$@"\ncode=$?\necho "$code" >> "$HOME/agentapi-exit-codes"\nexit "$code"\n`);
+  const record = `code=$?\nif [ "$1" = server ]; then echo "$code" >> "$HOME/agentapi-exit-codes"; fi\nexit "$code"\n`;
+  await writeFile(wrapper, `#!/bin/sh\n'${real}' "$@"\n${record}`);
   await chmod(wrapper, 0o755);
   return wrapper;
 }
@@ -53,7 +54,10 @@ describe("an idle stop is graceful", () => {
     expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
     await ws.waitFor("AgentAPI's exit code", async () => (await exitCodes(ws)).length > 0);
     expect(await exitCodes(ws)).toEqual(["0"]);
-    expect((await savedState(ws))?.messages).toHaveLength(shown);
+    const saved = (await savedState(ws))!.messages;
+    expect(saved).toHaveLength(shown);
+    // Typing /exit must not leave its echo or Goose's goodbye in the chat.
+    expect(saved.map((m) => m.message).join("\n")).not.toMatch(/\/exit|session closed/);
     if (!ws.goose.real) expect((await ws.events()).filter((e) => e.event === "exit").at(-1)).toMatchObject({ code: 0 });
   });
 
@@ -156,7 +160,7 @@ describe("a stop during a turn, and the restart after it", () => {
 });
 
 describe("the sqlite3 fallback agrees with Goose", () => {
-  it.skipIf(process.env.GOOSE_BIN)("counts visible messages only and picks the session Goose resumes (newest message, not newest row)", async () => {
+  it.skipIf(process.env.GOOSE_BIN)("counts visible messages only (not the hidden turn-context rows) and finds the interrupted turn", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
     await setTurnMs(ws, 200);
@@ -167,26 +171,24 @@ describe("the sqlite3 fallback agrees with Goose", () => {
     await waitRunning(ws);
     await stop(ws, rendered);
 
-    // A newer row with the same name and no message, as `goose session --name X`
-    // leaves when it fails before its first turn (observed with Goose 1.46.1).
-    const env = { ...ws.env(), GOOSE_PROVIDER: "anthropic", GOOSE_MODEL: "" };
-    await run(ws.goose.bin, ["session", "--name", SESSION], { cwd: ws.home, env });
     const listed = await run(ws.goose.bin, ["session", "list", "--format", "json"], { cwd: ws.home, env: ws.env() });
-    const sessions = (JSON.parse(listed.stdout) as Array<{ id: string; name: string; message_count: number; last_message_at: string | null }>).filter((s) => s.name === SESSION);
-    expect(sessions).toHaveLength(2);
-    const talked = sessions.find((s) => s.message_count > 0)!;
+    const [session] = JSON.parse(listed.stdout) as Array<{ id: string; name: string; message_count: number }>;
+    // The prompt, its reply and the follow-up; each user turn also wrote a hidden row.
+    expect(session).toMatchObject({ name: SESSION, message_count: 3 });
 
-    // `goose session list` fails (a locked database, say); everything else is the double.
+    // `goose session list` and `export` fail (a locked database, say); everything else is the double.
     const broken = path.join(ws.home, "broken-list-bin");
     await mkdir(broken);
-    await writeFile(path.join(broken, "goose"), `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`, { mode: 0o755 });
+    const script = `#!/bin/sh\nif [ "$1" = session ] && { [ "$2" = list ] || [ "$2" = export ]; }; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
+    await writeFile(path.join(broken, "goose"), script, { mode: 0o755 });
     await setTurnMs(ws, 200);
     const started = await run("/bin/sh", ["-c", rendered.start], { cwd: ws.home, env: { ...ws.env(), PATH: [broken, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"].join(":") } });
-    expectOk(started, "start with a failing session list");
-    expect(started.stdout).toContain(`warm start: Goose has session "${SESSION}" (${talked.id}) with ${talked.message_count} message(s) [sqlite3 read`);
-    expect((await ws.events()).filter((e) => e.event === "resume").at(-1)?.session_id).toBe(talked.id);
+    expectOk(started, "start with a failing session list and export");
+    expect(started.stdout).toContain(`warm start: Goose has session "${SESSION}" (${session!.id}) with ${session!.message_count} message(s) [sqlite3 read`);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
     await waitTurns(ws, 2);
     expect(await ws.deliveries(PROMPT)).toBe(1);
+    expect(await ws.deliveries("A follow-up that the stop interrupts.")).toBe(1);
     await stop(ws, rendered);
   });
 });

@@ -1,7 +1,8 @@
 // The coder_script wrappers: size limits, self-contained bundles, and the
 // Node.js bootstrap when the workspace has no usable runtime.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { copyFile, mkdir, readdir, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
+import os from "node:os";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -39,16 +40,20 @@ describe("rendered coder_scripts", () => {
 
 describe("built bundles", () => {
   it.each(["start.mjs", "shutdown.mjs"])("%s loads with plain node, away from node_modules", async (name) => {
-    const dir = await scratchDir("bundle");
-    const outside = path.join("/tmp", path.basename(dir));
-    await mkdir(outside, { recursive: true });
-    await copyFile(path.join(repoRoot, "scripts", name), path.join(outside, name));
-    const result = await run(process.execPath, [name], { cwd: outside });
-    // Without a settings file the script must fail with its own message,
-    // which proves the bundle (zx included) loaded.
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain("no settings file given");
+    // The way the coder_script wrapper runs it: the bundle piped to
+    // `node --input-type=module -`, from a folder with no node_modules
+    // anywhere above it; here without the settings variable.
+    const outside = await mkdtemp(path.join(os.tmpdir(), "goose-bundle-"));
+    const bundle = await readFile(path.join(repoRoot, "scripts", name), "utf8");
+    const env = { ...process.env };
+    delete env.GOOSE_MODULE_SETTINGS;
+    const result = await run(process.execPath, ["--input-type=module", "-"], { cwd: outside, env, input: bundle }).finally(() => rm(outside, { recursive: true, force: true }));
+    // Without settings the script must fail with its own message, which
+    // proves the whole bundle (its dependencies included) loaded.
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain("no settings given (GOOSE_MODULE_SETTINGS is not set)");
     expect(result.stderr).not.toContain("Dynamic require");
+    expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)/);
   });
 });
 
@@ -63,7 +68,7 @@ describe("runtime bootstrap", () => {
   async function pathWithoutNode(): Promise<string> {
     const bin = path.join(await scratchDir("bin"), "bin");
     await mkdir(bin);
-    for (const tool of ["sh", "base64", "gzip", "mkdir", "mv", "rm", "cat", "uname", "tar", "xz", "curl", "sha256sum", "cut", "printf", "dirname"]) {
+    for (const tool of ["sh", "base64", "gzip", "mkdir", "mv", "rm", "cat", "uname", "tar", "xz", "curl", "sha256sum", "cut", "printf", "dirname", "mktemp"]) {
       for (const dir of ["/usr/bin", "/bin"]) {
         const candidate = path.join(dir, tool);
         if ((await readdir(dir)).includes(tool)) {
@@ -100,6 +105,7 @@ describe("runtime bootstrap", () => {
     expect(requests).toEqual([expect.stringMatching(/^\/mirror\/node\/v22\.12\.0\/node-v22\.12\.0-linux-(x64|arm64)\.tar\.xz$/)]);
     expect(result.stderr).toMatch(/SHA-256 .* expected/);
     const moduleDir = path.join(home, ".coder-modules", "coder", "goose");
-    expect(await readdir(moduleDir)).not.toContain("node");
+    // Neither node/ nor the mktemp staging folder (node.partial.*) is left behind.
+    expect((await readdir(moduleDir)).filter((name) => name.startsWith("node"))).toEqual([]);
   });
 });

@@ -22,7 +22,8 @@ describe("workspace lifecycle (examples/task-template, three restarts)", () => {
       const step = error instanceof LifecycleError ? error.step : "unknown";
       throw new Error(`lifecycle failed at ${step}: ${(error as Error).message}\nprogress:\n${progress.join("\n")}`);
     }
-    const context = `progress:\n${progress.join("\n")}\nchecks:\n${report.checks.map((c) => `${c.ok ? "PASS" : "FAIL"} ${c.name}: ${c.detail}`).join("\n")}`;
+    const stops = report.cycles.map((c) => `stop #${c.index}:\n${c.stopLines.join("\n")}`).join("\n");
+    const context = `progress:\n${progress.join("\n")}\nchecks:\n${report.checks.map((c) => `${c.ok ? "PASS" : "FAIL"} ${c.name}: ${c.detail}`).join("\n")}\n${stops}`;
     const { cycles } = report;
 
     expect(cycles, context).toHaveLength(4);
@@ -42,6 +43,16 @@ describe("workspace lifecycle (examples/task-template, three restarts)", () => {
       expect(cycle.messagesAfterStart, `restart #${i}: restored count\n${context}`).toBe(previous.messagesBeforeStop);
       expect(cycle.messagesAfterStart, context).toBeGreaterThanOrEqual(previous.messagesAfterStart);
       expect(cycle.messagesBeforeStop, `restart #${i}: history grows\n${context}`).toBeGreaterThan(cycle.messagesAfterStart);
+    }
+    // Every stop, in the stop script's own words: the save confirmed first, no turn to
+    // wait for, then Goose left on `/exit`. A fallback would print a line naming
+    // SIGTERM ("AgentAPI exited after SIGTERM") or SIGKILL.
+    for (const cycle of cycles) {
+      const stopped = cycle.stopLines.join("\n");
+      expect([...stopped.matchAll(/phase (\w+):/g)].map((m) => m[1]), `stop #${cycle.index}\n${context}`).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
+      expect(stopped, `stop #${cycle.index}\n${context}`).toMatch(/save \(before stopping\): (AgentAPI logged the save|state file rewritten)/);
+      expect(stopped, `stop #${cycle.index}\n${context}`).toContain("turn: agent stable");
+      expect(stopped, `stop #${cycle.index}\n${context}`).not.toMatch(/SIGTERM|SIGKILL/);
     }
     // Every stop posted the task log snapshot to the Coder endpoint.
     expect(report.snapshots, context).toHaveLength(4);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { run, tools, type Workspace } from "./harness.js";
+import { run, tools, type Rendered, type Workspace } from "./harness.js";
 import { PROMPT, SESSION, expectOk, launchRecord, newWorkspace, output, render, savedState, sendWithoutWaiting, setTurnMs, start, stop, waitTurns } from "./scenario.js";
 
 /**
@@ -37,6 +37,18 @@ const notThePrompt = (text: string) => text !== PROMPT;
 
 async function waitRunning(ws: Workspace): Promise<void> {
   await ws.waitFor("a running turn", async () => (await ws.status()) === "running");
+}
+
+/** Start, let the prompt be answered, then stop while Goose works on a follow-up. */
+async function stopDuringFollowUp(ws: Workspace, rendered: Rendered, followUp: string): Promise<void> {
+  await setTurnMs(ws, 200);
+  await start(ws, rendered);
+  await waitTurns(ws, 1);
+  await setTurnMs(ws, 600_000);
+  await sendWithoutWaiting(ws, followUp);
+  await ws.waitFor("the follow-up stored by Goose", async () => (await ws.deliveries(followUp)) === 1);
+  await waitRunning(ws);
+  await stop(ws, rendered);
 }
 
 describe("an idle stop is graceful", () => {
@@ -120,14 +132,7 @@ describe("a stop during a turn, and the restart after it", () => {
   it("a follow-up's turn: the follow-up is answered after the restart", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
-    await setTurnMs(ws, 200);
-    await start(ws, rendered);
-    await waitTurns(ws, 1);
-    await setTurnMs(ws, 600_000);
-    await sendWithoutWaiting(ws, "Now also update the changelog.");
-    await ws.waitFor("the follow-up stored by Goose", async () => (await ws.deliveries("Now also update the changelog.")) === 1);
-    await waitRunning(ws);
-    await stop(ws, rendered);
+    await stopDuringFollowUp(ws, rendered, "Now also update the changelog.");
     expect(await ws.replies()).toBe(1);
 
     await setTurnMs(ws, 200);
@@ -163,13 +168,7 @@ describe("the sqlite3 fallback agrees with Goose", () => {
   it.skipIf(process.env.GOOSE_BIN)("counts visible messages only (not the hidden turn-context rows) and finds the interrupted turn", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
-    await setTurnMs(ws, 200);
-    await start(ws, rendered);
-    await waitTurns(ws, 1);
-    await setTurnMs(ws, 600_000);
-    await sendWithoutWaiting(ws, "A follow-up that the stop interrupts.");
-    await waitRunning(ws);
-    await stop(ws, rendered);
+    await stopDuringFollowUp(ws, rendered, "A follow-up that the stop interrupts.");
 
     const listed = await run(ws.goose.bin, ["session", "list", "--format", "json"], { cwd: ws.home, env: ws.env() });
     const [session] = JSON.parse(listed.stdout) as Array<{ id: string; name: string; message_count: number }>;

@@ -1,74 +1,58 @@
 // Integration tests of the START coder_script: rendered by `terraform apply`,
 // run as `/bin/sh -c` in a throwaway HOME against real AgentAPI binaries and
-// the Goose double, counting how often the task prompt reaches Goose.
-import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+// the Goose under test (the double, or a real Goose with GOOSE_BIN), counting
+// how often the task prompt reaches Goose in Goose's own database.
+import { afterEach, describe, expect, it } from "vitest";
 import { createServer, request, type Server } from "node:http";
 import { createReadStream } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { Workspace, freePort, gooseDoubleDir, renderModule, repoRoot, run, tools, type Rendered, type RunResult } from "./harness.js";
+import { freePort, gooseMessages, gooseUnderTest, repoRoot, run, tools, type GooseMessage, type Rendered, type RunResult, type Workspace } from "./harness.js";
+import { PROMPT, SESSION, WORKSPACE_ID, agentapiPids, cmdline, expectOk, flat, launchRecord, newWorkspace, render, stop, waitTurns } from "./scenario.js";
 
-const WORKSPACE_ID = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b";
-const CODER_ENV = { CODER_WORKSPACE_ID: WORKSPACE_ID };
-const PROMPT = "Fix the flaky login test and open a pull request.";
-const SESSION = "goose-task";
-
-const workspaces: Workspace[] = [];
 const servers: Server[] = [];
 
 afterEach(async () => {
-  for (const ws of workspaces.splice(0)) await ws.cleanup();
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
-
-async function newWorkspace(): Promise<Workspace> {
-  const ws = await Workspace.create();
-  workspaces.push(ws);
-  // Runs after afterEach has ended the processes; a failed test keeps its HOME to look at.
-  onTestFinished(async ({ task }) => {
-    if (task.result?.state === "pass") await rm(ws.home, { recursive: true, force: true });
-  });
-  return ws;
-}
-
-/** The module as a template author would use it, with the binaries taken from PATH. */
-function render(ws: Workspace, vars: Record<string, unknown> = {}): Promise<Rendered> {
-  return renderModule(
-    {
-      agent_id: "test-agent",
-      goose_provider: "anthropic",
-      goose_model: "claude-sonnet-4-5",
-      install_goose: false,
-      install_agentapi: false,
-      agentapi_port: ws.port,
-      folder: path.join(ws.home, "project"),
-      ai_prompt: PROMPT,
-      session_name: SESSION,
-      ...vars,
-    },
-    CODER_ENV,
-  );
-}
 
 /** Runs a script with an explicit PATH (for example one without agentapi or goose on it). */
 function runWithPath(ws: Workspace, script: string, pathDirs: string[]): Promise<RunResult> {
   return run("/bin/sh", ["-c", script], { cwd: ws.home, env: { ...ws.env(), PATH: pathDirs.join(":") } });
 }
 
-function expectOk(result: RunResult, what: string): void {
-  expect(result.code, `${what} failed:\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).toBe(0);
-}
-
 type Event = Record<string, any>;
 
-/** Goose processes AgentAPI launched (not `--version` or `session list` probes). */
+/** Goose processes AgentAPI launched, from the double's event log (not `--version`, `session list` or `session export` probes). */
 function agentLaunches(events: Event[]): Event[] {
-  return events.filter((e) => e.event === "start" && (e.argv[1] === "run" || e.argv[1] === "session") && e.argv[2] !== "list");
+  return events.filter((e) => e.event === "start" && (e.argv[1] === "run" || e.argv[1] === "session") && e.argv[2] !== "list" && e.argv[2] !== "export");
 }
 
-function promptDeliveries(events: Event[], text = PROMPT): Event[] {
-  return events.filter((e) => e.event === "user_message" && e.text === text);
+/**
+ * The session of each time Goose received `text` as a user message, oldest
+ * first: its user-visible rows in Goose's own database, so this holds for
+ * the double and a real Goose alike.
+ */
+async function deliveredIn(ws: Workspace, text = PROMPT): Promise<string[]> {
+  return (await gooseMessages(ws.gooseDb, "user")).filter((m) => m.userVisible && m.text === text).map((m) => m.sessionId);
+}
+
+/** Goose's replies (its `assistant` rows), oldest first; with `sessionId`, only that session's. */
+async function gooseReplies(ws: Workspace, sessionId?: string): Promise<GooseMessage[]> {
+  return (await gooseMessages(ws.gooseDb, "assistant")).filter((m) => sessionId === undefined || m.sessionId === sessionId);
+}
+
+/** The first words of a reply: enough to tell replies apart on AgentAPI's screen, too short to wrap there. */
+function head(reply: GooseMessage | undefined): string {
+  expect(reply, "a reply in Goose's database").toBeDefined();
+  return flat(reply!.text).split(" ").slice(0, 4).join(" ");
+}
+
+/** The Goose command line AgentAPI runs (what follows `--` in its own). */
+async function agentCommand(pid: number): Promise<string[]> {
+  const argv = await cmdline(pid);
+  return argv.slice(argv.indexOf("--") + 1);
 }
 
 interface ListedSession {
@@ -80,36 +64,15 @@ interface ListedSession {
 
 /** What Goose itself reports (`goose session list --format json`), run with the workspace's environment. */
 async function gooseSessions(ws: Workspace): Promise<ListedSession[]> {
-  const result = await run(path.join(gooseDoubleDir, "goose"), ["session", "list", "--format", "json"], { cwd: ws.home, env: ws.env() });
+  const result = await run(ws.goose.bin, ["session", "list", "--format", "json"], { cwd: ws.home, env: ws.env() });
   expectOk(result, "goose session list");
   return JSON.parse(result.stdout);
-}
-
-async function cmdline(pid: number): Promise<string[]> {
-  const raw = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-  return raw.split("\0").filter((part) => part !== "");
 }
 
 async function readPid(file: string): Promise<number> {
   const text = await readFile(file, "utf8");
   expect(text).toMatch(/^[0-9]+\n?$/);
   return Number(text.trim());
-}
-
-/** Live `agentapi` processes started with this workspace's HOME. */
-async function agentapiPids(ws: Workspace): Promise<number[]> {
-  const found: number[] = [];
-  for (const pid of await ws.processes()) {
-    const argv = await cmdline(pid);
-    if (argv.length > 0 && path.basename(argv[0]!) === "agentapi") found.push(pid);
-  }
-  return found;
-}
-
-/** Waits until Goose has finished `count` turns (in total, over the event log) and AgentAPI is stable. */
-async function waitTurns(ws: Workspace, count: number): Promise<void> {
-  await ws.waitFor(`${count} completed Goose turn(s)`, async () => (await ws.replies()) >= count);
-  await ws.waitStable();
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -122,16 +85,6 @@ async function exists(file: string): Promise<boolean> {
 async function setAsideFiles(stateFile: string): Promise<string[]> {
   const names = await readdir(path.dirname(stateFile));
   return names.filter((n) => n.startsWith(`${path.basename(stateFile)}.set-aside-`)).map((n) => path.join(path.dirname(stateFile), n));
-}
-
-/** Collapses the screen padding AgentAPI keeps in message content. */
-function flat(text: string): string {
-  return text.split(/\s+/).filter(Boolean).join(" ");
-}
-
-async function stop(ws: Workspace, rendered: Rendered, agentapiBinary?: string): Promise<void> {
-  expectOk(await ws.runScript(rendered.stop, agentapiBinary), "stop script");
-  await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
 }
 
 /** A GET with a chosen Host header (fetch does not allow setting it). */
@@ -162,10 +115,10 @@ describe("start script", () => {
     const sessions = (await gooseSessions(ws)).filter((s) => s.name === sessionName);
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.working_dir).toBe(path.join(ws.home, "project"));
-    const delivered = promptDeliveries(await ws.events());
-    expect(delivered).toHaveLength(1);
-    expect(delivered[0]!.session_name).toBe(sessionName);
-    expect(delivered[0]!.session_id).toBe(sessions[0]!.id);
+    // Delivered once, into the named session.
+    expect(await deliveredIn(ws)).toEqual([sessions[0]!.id]);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    const [reply] = await gooseReplies(ws, sessions[0]!.id);
 
     const pidFile = path.join(ws.moduleDir, "agentapi.pid");
     const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
@@ -191,7 +144,7 @@ describe("start script", () => {
     await stop(ws, rendered);
     const state = JSON.parse(await readFile(stateFile, "utf8"));
     expect(state.version).toBe(1);
-    expect(flat(state.messages.map((m: { message: string }) => m.message).join(" "))).toContain("Goose double reply #1");
+    expect(flat(state.messages.map((m: { message: string }) => m.message).join(" "))).toContain(head(reply));
   });
 
   it("cold start with custom state_file_path and pid_file_path under HOME", async () => {
@@ -202,7 +155,7 @@ describe("start script", () => {
 
     expectOk(await ws.runScript(rendered.start), "start script");
     await waitTurns(ws, 1);
-    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
     expect((await gooseSessions(ws)).filter((s) => s.name === SESSION)).toHaveLength(1);
 
     const pid = await readPid(pidFile);
@@ -226,18 +179,21 @@ describe("start script", () => {
     await ws.send("Also update the changelog");
     const [session] = (await gooseSessions(ws)).filter((s) => s.name === SESSION);
     expect(session).toBeDefined();
+    const replies = await gooseReplies(ws, session!.id);
+    expect(replies).toHaveLength(2);
     await stop(ws, rendered);
 
     const before = (await ws.events()).length;
-    expectOk(await ws.runScript(rendered.start), "second start");
-    await ws.waitFor("Goose resumed", async () => (await ws.events()).slice(before).find((e) => e.event === "resume"));
-
-    const events = (await ws.events()).slice(before);
-    const launches = agentLaunches(events);
-    expect(launches).toHaveLength(1);
-    expect(launches[0]!.argv.slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
-    expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_name: SESSION, session_id: session!.id })]);
-    expect(events.some((e) => e.event === "session_created")).toBe(false);
+    const started = await ws.runScript(rendered.start);
+    expectOk(started, "second start");
+    expect(started.stdout).toContain("warm start");
+    const record = await launchRecord(ws);
+    expect(record.mode).toBe("warm");
+    // The last turn was answered: nothing to carry on, so nothing is typed.
+    expect(record.interrupted_turn.action, record.interrupted_turn.reason).toBe("none");
+    const [pid] = await agentapiPids(ws);
+    expect(pid).toBeDefined();
+    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
 
     // AgentAPI loads the saved chat once Goose shows its prompt.
     await ws.waitFor("restored chat history", async () => {
@@ -246,15 +202,28 @@ describe("start script", () => {
     });
     await ws.waitStable();
     const restored = flat((await ws.messages()).map((m) => m.content).join(" "));
-    expect(restored).toContain("Goose double reply #1");
-    expect(restored).toContain("Goose double reply #2");
-    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    expect(restored).toContain(head(replies[0]));
+    expect(restored).toContain(head(replies[1]));
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    expect((await gooseSessions(ws)).filter((s) => s.name === SESSION).map((s) => s.id)).toEqual([session!.id]);
+    if (!ws.goose.real) {
+      // The double's own account: one interactive Goose, resuming, creating nothing.
+      const events = (await ws.events()).slice(before);
+      const launches = agentLaunches(events);
+      expect(launches).toHaveLength(1);
+      expect(launches[0]!.argv.slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
+      expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_name: SESSION, session_id: session!.id })]);
+      expect(events.some((e) => e.event === "session_created")).toBe(false);
+    }
 
-    // Goose kept its memory: the next turn is the session's third.
+    // Goose kept its memory: the next turn lands in the same session, as its third.
     await ws.send("What did I ask before?");
-    const replies = (await ws.events()).filter((e) => e.event === "assistant_message");
-    expect(replies[replies.length - 1]).toMatchObject({ session_id: session!.id, text: expect.stringMatching(/^Goose double reply #3:/) });
-    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    expect(await deliveredIn(ws, "What did I ask before?")).toEqual([session!.id]);
+    const after = await gooseReplies(ws, session!.id);
+    expect(after).toHaveLength(3);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    // The double numbers its replies by the user messages stored in the session.
+    if (!ws.goose.real) expect(after[2]!.text).toMatch(/^Goose double reply #3:/);
   });
 
   it("continue = false starts a fresh session each time and sets the previous chat aside", async () => {
@@ -264,31 +233,42 @@ describe("start script", () => {
     expectOk(await ws.runScript(rendered.start), "first start");
     await waitTurns(ws, 1);
     const [first] = await gooseSessions(ws);
+    expect(first).toBeDefined();
     await stop(ws, rendered);
     const savedState = await readFile(stateFile, "utf8");
 
     const before = (await ws.events()).length;
     expectOk(await ws.runScript(rendered.start), "second start");
     await waitTurns(ws, 2);
-
-    const events = (await ws.events()).slice(before);
-    expect(events.some((e) => e.event === "resume")).toBe(false);
-    const created = events.filter((e) => e.event === "session_created");
-    expect(created).toHaveLength(1);
-    expect(created[0]!.session_id).not.toBe(first!.id);
-    // A new session is a cold start, so it gets the task prompt, once.
-    expect(promptDeliveries(events)).toEqual([expect.objectContaining({ session_id: created[0]!.session_id })]);
+    expect((await launchRecord(ws)).mode).toBe("cold");
+    const [pid] = await agentapiPids(ws);
+    expect(await agentCommand(pid!)).not.toContain("--resume");
 
     const named = (await gooseSessions(ws)).filter((s) => s.name === SESSION);
-    expect(named.map((s) => s.id).sort()).toEqual([first!.id, created[0]!.session_id].sort());
+    expect(named).toHaveLength(2);
+    const created = named.find((s) => s.id !== first!.id);
+    expect(created).toBeDefined();
+    // A new session is a cold start, so it gets the task prompt, once.
+    expect(await deliveredIn(ws)).toEqual([first!.id, created!.id]);
+    if (!ws.goose.real) {
+      const events = (await ws.events()).slice(before);
+      expect(events.some((e) => e.event === "resume")).toBe(false);
+      expect(events.filter((e) => e.event === "session_created")).toEqual([expect.objectContaining({ session_id: created!.id })]);
+    }
 
     // The old chat is kept on disk, not shown for the new session.
     const aside = await setAsideFiles(stateFile);
     expect(aside).toHaveLength(1);
     expect(await readFile(aside[0]!, "utf8")).toBe(savedState);
-    const messages = flat((await ws.messages()).map((m) => m.content).join(" "));
-    expect(messages).toContain("Goose double reply #1");
-    expect(messages).not.toContain("Goose double reply #2");
+    const messages = await ws.messages();
+    const screen = flat(messages.map((m) => m.content).join(" "));
+    expect(screen).toContain(head((await gooseReplies(ws, created!.id))[0]));
+    // Goose's banner names the session: the new one, never the old.
+    expect(screen).toContain(created!.id);
+    expect(screen).not.toContain(first!.id);
+    expect(messages.filter((m) => m.role === "user")).toEqual([]);
+    // The double numbers replies per session: the new one's first reply is #1 again, and there is no #2.
+    if (!ws.goose.real) expect(screen).not.toContain("Goose double reply #2");
   });
 
   it("AgentAPI v0.11.8: no persistence flags, one warning naming the version, the agent still runs", async () => {
@@ -312,7 +292,7 @@ describe("start script", () => {
     expect(await agentapiPids(ws)).toEqual([pid]);
 
     await waitTurns(ws, 1);
-    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
     expect((await gooseSessions(ws)).filter((s) => s.name === SESSION)).toHaveLength(1);
   });
 
@@ -321,9 +301,9 @@ describe("start script", () => {
     const folder = path.join(ws.home, "project");
     await mkdir(folder, { recursive: true });
     // Goose died before the prompt was stored: the named session exists, empty.
-    const empty = await run(path.join(gooseDoubleDir, "goose"), ["session", "--name", SESSION], {
+    const empty = await run(ws.goose.bin, ["session", "--name", SESSION], {
       cwd: folder,
-      env: { ...ws.env(), GOOSE_PROVIDER: "anthropic", GOOSE_MODEL: "claude-sonnet-4-5", GOOSE_TELEMETRY_ENABLED: "false" },
+      env: { ...ws.env(), GOOSE_PROVIDER: ws.goose.provider ?? "anthropic", GOOSE_MODEL: ws.goose.model ?? "claude-sonnet-4-5", GOOSE_TELEMETRY_ENABLED: "false" },
       input: "",
     });
     expectOk(empty, "creating the empty session");
@@ -334,21 +314,32 @@ describe("start script", () => {
     const before = (await ws.events()).length;
     expectOk(await ws.runScript(rendered.start), "first start");
     await waitTurns(ws, 1);
-    let events = (await ws.events()).slice(before);
-    expect(events.some((e) => e.event === "resume")).toBe(false);
-    const [created] = events.filter((e) => e.event === "session_created");
+    expect((await launchRecord(ws)).mode).toBe("cold");
+    const named = (await gooseSessions(ws)).filter((s) => s.name === SESSION);
+    expect(named).toHaveLength(2);
+    const created = named.find((s) => s.id !== emptySession!.id);
     expect(created).toBeDefined();
-    expect(promptDeliveries(events)).toEqual([expect.objectContaining({ session_id: created!.session_id })]);
+    expect(await deliveredIn(ws)).toEqual([created!.id]);
+    if (!ws.goose.real) {
+      const events = (await ws.events()).slice(before);
+      expect(events.some((e) => e.event === "resume")).toBe(false);
+      expect(events.filter((e) => e.event === "session_created")).toEqual([expect.objectContaining({ session_id: created!.id })]);
+    }
 
     // The next start resumes the session that holds the prompt, and sends nothing again.
     await stop(ws, rendered);
     const mid = (await ws.events()).length;
     expectOk(await ws.runScript(rendered.start), "second start");
-    await ws.waitFor("Goose resumed", async () => (await ws.events()).slice(mid).find((e) => e.event === "resume"));
-    await ws.waitStable();
-    events = (await ws.events()).slice(mid);
-    expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_id: created!.session_id })]);
-    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    expect((await launchRecord(ws)).mode).toBe("warm");
+    const [pid] = await agentapiPids(ws);
+    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
+    await ws.send("Which session is this?");
+    expect(await deliveredIn(ws, "Which session is this?")).toEqual([created!.id]);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    if (!ws.goose.real) {
+      const events = (await ws.events()).slice(mid);
+      expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_id: created!.id })]);
+    }
   });
 
   it("a lost Goose database with a state file present: the state is set aside and the start is cold", async () => {
@@ -362,18 +353,23 @@ describe("start script", () => {
     const savedState = await readFile(stateFile, "utf8");
     expect(savedState).toContain("blue elephant");
 
-    await rm(path.join(ws.home, ".local", "share", "goose"), { recursive: true, force: true });
+    await rm(path.dirname(path.dirname(ws.gooseDb)), { recursive: true, force: true });
     const before = (await ws.events()).length;
     const started = await ws.runScript(rendered.start);
     expectOk(started, "second start");
-    await ws.waitFor("the prompt in the new session", async () => promptDeliveries((await ws.events()).slice(before)).length > 0);
-    await ws.waitFor("the new session's reply", async () => (await ws.events()).slice(before).some((e) => e.event === "assistant_message"));
-    await ws.waitStable();
-
-    const events = (await ws.events()).slice(before);
-    expect(events.some((e) => e.event === "resume")).toBe(false);
-    expect(events.filter((e) => e.event === "session_created")).toHaveLength(1);
-    expect(promptDeliveries(events)).toHaveLength(1);
+    // A new database: its first reply is the new session's answer to the prompt.
+    await waitTurns(ws, 1);
+    expect((await launchRecord(ws)).mode).toBe("cold");
+    const [pid] = await agentapiPids(ws);
+    expect(await agentCommand(pid!)).not.toContain("--resume");
+    const named = (await gooseSessions(ws)).filter((s) => s.name === SESSION);
+    expect(named).toHaveLength(1);
+    expect(await deliveredIn(ws)).toEqual([named[0]!.id]);
+    if (!ws.goose.real) {
+      const events = (await ws.events()).slice(before);
+      expect(events.some((e) => e.event === "resume")).toBe(false);
+      expect(events.filter((e) => e.event === "session_created")).toHaveLength(1);
+    }
 
     const aside = await setAsideFiles(stateFile);
     expect(aside).toHaveLength(1);
@@ -395,15 +391,17 @@ describe("start script", () => {
     const pidFile = path.join(ws.moduleDir, "agentapi.pid");
     const pid = await readPid(pidFile);
     await waitTurns(ws, 1);
+    const running = (await ws.processes()).sort();
 
     const again = await ws.runScript(rendered.start, binary());
     expectOk(again, "second start");
     expect(await readPid(pidFile)).toBe(pid);
     expect(await agentapiPids(ws)).toEqual([pid]);
+    // The same AgentAPI and the same Goose, and nothing else left running.
+    expect((await ws.processes()).sort()).toEqual(running);
     await ws.waitStable();
-    const events = await ws.events();
-    expect(agentLaunches(events)).toHaveLength(1);
-    expect(promptDeliveries(events)).toHaveLength(1);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    if (!ws.goose.real) expect(agentLaunches(await ws.events())).toHaveLength(1);
     // No second AgentAPI was even attempted (v0.12 would refuse it over the PID file).
     expect(await readFile(path.join(ws.moduleDir, "logs", "agentapi.log"), "utf8")).not.toMatch(/already running|address already in use/);
   });
@@ -423,18 +421,20 @@ describe("start script", () => {
       expect(await agentapiPids(ws)).toEqual([pid]);
       expect(await cmdline(other.pid!)).toEqual(["sleep", "300"]);
       await waitTurns(ws, 1);
-      expect(promptDeliveries(await ws.events())).toHaveLength(1);
+      expect(await ws.deliveries(PROMPT)).toBe(1);
     } finally {
       other.kill("SIGKILL");
     }
   });
 
-  describe("when `goose session list` fails", () => {
+  // Double-only: these put a fake goose around the double on PATH, and read
+  // the double's event log for what the module did with it.
+  describe.skipIf(gooseUnderTest().real)("when `goose session list` fails", () => {
     /** A goose on PATH whose `session list` fails, as with a locked or newer database; everything else is the double. */
     async function brokenListGoose(ws: Workspace): Promise<string> {
       const dir = path.join(ws.home, "broken-list-bin");
       await mkdir(dir, { recursive: true });
-      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${path.join(gooseDoubleDir, "goose")}' "$@"\n`;
+      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
       await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
       return dir;
     }
@@ -459,13 +459,14 @@ describe("start script", () => {
       expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_id: session!.id })]);
       expect(events.some((e) => e.event === "session_created")).toBe(false);
       await ws.waitStable();
-      expect(promptDeliveries(await ws.events())).toHaveLength(1);
+      expect(await deliveredIn(ws)).toEqual([session!.id]);
     });
 
     it("without sqlite3 it cannot tell, says so, and starts cold so the prompt is not lost", async () => {
       const ws = await newWorkspace();
       const rendered = await render(ws);
       await coldStartThenStop(ws, rendered);
+      const [first] = await gooseSessions(ws);
 
       // Everything in /usr/bin except sqlite3.
       const noSqlite = path.join(ws.home, "no-sqlite-bin");
@@ -478,16 +479,21 @@ describe("start script", () => {
       expectOk(started, "second start");
       expect(started.stdout).toMatch(/session list/);
       expect(started.stdout).toMatch(/sqlite3/);
-      await ws.waitFor("the prompt in a new session", async () => promptDeliveries((await ws.events()).slice(before)).length > 0);
+      await ws.waitFor("the prompt in a new session", async () => (await deliveredIn(ws)).length > 1);
       await ws.waitStable();
+      expect((await launchRecord(ws)).mode).toBe("cold");
+      const delivered = await deliveredIn(ws);
+      expect(delivered).toHaveLength(2);
+      expect(delivered[0]).toBe(first!.id);
+      expect(delivered[1]).not.toBe(first!.id);
       const events = (await ws.events()).slice(before);
       expect(events.some((e) => e.event === "resume")).toBe(false);
-      expect(events.filter((e) => e.event === "session_created")).toHaveLength(1);
-      expect(promptDeliveries(events)).toHaveLength(1);
+      expect(events.filter((e) => e.event === "session_created")).toEqual([expect.objectContaining({ session_id: delivered[1] })]);
     });
   });
 
-  it.each([
+  // Double-only: a fake goose around the double stands in for one that cannot start.
+  it.skipIf(gooseUnderTest().real).each([
     ["at once", "", /AgentAPI exited \(code 1\) before it was ready|Goose exited right after it started/],
     // Long enough for AgentAPI to answer /status first: only the settle watch catches this.
     ["after AgentAPI is up", "sleep 1", /Goose exited right after it started/],
@@ -497,7 +503,7 @@ describe("start script", () => {
     const dir = path.join(ws.home, "dying-goose-bin");
     await mkdir(dir, { recursive: true });
     // Probes work; the interactive session dies, as Goose does with an unusable provider.
-    const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${path.join(gooseDoubleDir, "goose")}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${pause}\nexit 1\n`;
+    const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${ws.goose.bin}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${pause}\nexit 1\n`;
     await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
     const result = await runWithPath(ws, rendered.start, [dir, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"]);
     expect(result.code).not.toBe(0);
@@ -518,7 +524,7 @@ describe("start script", () => {
     await waitTurns(ws, 1);
 
     expect((await stat(folder)).isDirectory()).toBe(true);
-    expect(promptDeliveries(await ws.events(), prompt)).toHaveLength(1);
+    expect(await ws.deliveries(prompt)).toBe(1);
     expect(await ws.readModuleFile("task-prompt.md")).toBe(prompt);
     const [session] = (await gooseSessions(ws)).filter((s) => s.name === "task.hostile_1");
     expect(session?.working_dir).toBe(folder);
@@ -536,7 +542,7 @@ describe("start script", () => {
 
   it.each([
     // The other binary stays on PATH, so the message is about the missing one.
-    ["agentapi", "install_agentapi", () => gooseDoubleDir],
+    ["agentapi", "install_agentapi", () => gooseUnderTest().pathDir],
     ["goose", "install_goose", () => path.dirname(tools.agentapiNew)],
   ])("%s missing from PATH with %s = false fails with a message naming both", async (binary, variable, otherDir) => {
     const ws = await newWorkspace();
@@ -560,7 +566,9 @@ describe("start script", () => {
     expect(await ws.status()).toBeNull();
     expect(await exists(path.join(ws.moduleDir, "agentapi.pid"))).toBe(false);
     expect(await ws.processes()).toEqual([]);
-    expect(agentLaunches(await ws.events())).toEqual([]);
+    // Goose never ran: its database holds no message (a never-run Goose has none at all).
+    expect(await gooseMessages(ws.gooseDb)).toEqual([]);
+    if (!ws.goose.real) expect(agentLaunches(await ws.events())).toEqual([]);
   });
 
   it("installs AgentAPI and Goose from the configured URLs once, and reuses them on the next start", async () => {
@@ -568,14 +576,18 @@ describe("start script", () => {
     const version = tools.agentapiNewVersion;
     const assetPath = `/v${version}/agentapi-linux-${process.arch === "arm64" ? "arm64" : "amd64"}`;
     const installerEnvFile = path.join(ws.home, "goose-installer-env.txt");
-    const doubleSource = path.join(gooseDoubleDir, "goose");
+    // The fake installer copies the Goose under test; ask for the version it
+    // reports, so the next start finds the wanted version already installed.
+    const reported = await run(ws.goose.bin, ["--version"], { env: ws.env() });
+    const gooseVersion = /\d+\.\d+\.\d+/.exec(reported.stdout)?.[0];
+    expect(gooseVersion, reported.stdout).toBeDefined();
     const installer = [
       "#!/bin/bash",
       "set -eu",
       `printf 'GOOSE_VERSION=%s\\nCONFIGURE=%s\\nGOOSE_BIN_DIR=%s\\n' "\${GOOSE_VERSION-unset}" "\${CONFIGURE-unset}" "\${GOOSE_BIN_DIR-unset}" > '${installerEnvFile}'`,
-      'if [ "${GOOSE_VERSION-}" != v1.47.0 ] || [ "${CONFIGURE-}" != false ]; then echo "fake installer: unexpected settings" >&2; exit 1; fi',
+      `if [ "\${GOOSE_VERSION-}" != v${gooseVersion} ] || [ "\${CONFIGURE-}" != false ]; then echo "fake installer: unexpected settings" >&2; exit 1; fi`,
       'mkdir -p "$GOOSE_BIN_DIR"',
-      `cp '${doubleSource}' "$GOOSE_BIN_DIR/goose"`,
+      `cp '${ws.goose.bin}' "$GOOSE_BIN_DIR/goose"`,
       'chmod 755 "$GOOSE_BIN_DIR/goose"',
       "",
     ].join("\n");
@@ -601,7 +613,7 @@ describe("start script", () => {
       agentapi_version: `v${version}`,
       agentapi_download_url: `http://127.0.0.1:${port}`,
       install_goose: true,
-      goose_version: "1.47.0",
+      goose_version: gooseVersion,
       goose_installer_url: `http://127.0.0.1:${port}/download_cli.sh`,
     });
     // Neither agentapi nor goose is on PATH: only the downloads can make this work.
@@ -620,12 +632,12 @@ describe("start script", () => {
     const gooseBin = path.join(ws.home, ".local", "bin", "goose");
     expect((await stat(gooseBin)).isFile()).toBe(true);
     const installerEnv = await readFile(installerEnvFile, "utf8");
-    expect(installerEnv).toContain("GOOSE_VERSION=v1.47.0\n");
+    expect(installerEnv).toContain(`GOOSE_VERSION=v${gooseVersion}\n`);
     expect(installerEnv).toContain("CONFIGURE=false\n");
     expect(installerEnv).toContain(`GOOSE_BIN_DIR=${path.join(ws.home, ".local", "bin")}\n`);
     expect((await cmdline(pid)).slice((await cmdline(pid)).indexOf("--") + 1)[0]).toBe(gooseBin);
     await waitTurns(ws, 1);
-    expect(promptDeliveries(await ws.events())).toHaveLength(1);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
 
     await stop(ws, rendered);
     const before = requests.length;
@@ -633,6 +645,10 @@ describe("start script", () => {
     expect(requests.slice(before)).toEqual([]);
     const second = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
     expect(await readlink(`/proc/${second}/exe`)).toBe(agentapiBin);
-    await ws.waitFor("Goose resumed", async () => (await ws.events()).some((e) => e.event === "resume"));
+    // The installed Goose resumes the session.
+    expect((await launchRecord(ws)).mode).toBe("warm");
+    expect(await agentCommand(second)).toEqual([gooseBin, "session", "--resume", "--name", SESSION]);
+    await ws.waitStable();
+    expect(await ws.deliveries(PROMPT)).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 // The stop coder_script (scripts/shutdown.mjs, issue 4) against real AgentAPI
-// binaries, the Goose double, and a local HTTP server standing in for the
-// Coder agent API that receives task log snapshots.
+// binaries, the Goose under test (the double, or a real Goose with GOOSE_BIN),
+// and a local HTTP server standing in for the Coder agent API that receives
+// task log snapshots.
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -8,7 +9,9 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
-import { Workspace, renderModule, tools, type Rendered, type RunResult } from "./harness.js";
+import { gunzipSync } from "node:zlib";
+import { gooseUnderTest, renderModule, tools, type Rendered, type RunResult, type Workspace } from "./harness.js";
+import { newWorkspace } from "./scenario.js";
 
 const base = {
   agent_id: "agent-1",
@@ -18,22 +21,26 @@ const base = {
   install_agentapi: false,
 };
 
-// The stop script's defaults (src/shutdown.ts), which these tests keep.
-const SAVE_MS = 3000;
-const TERM_MS = 12000;
-const HTTP_MS = 3000;
+// The stop script's documented bounds (README, "Stop grace period"; turn and
+// SIGTERM waits come from stop_turn_wait_seconds / stop_sigterm_wait_seconds),
+// which the stop names in its log lines.
+const SAVE_MS = 2000;
+const TURN_MS = 5000;
+const TERM_MS = 10000;
+const HTTP_MS = 2000;
+const EXIT_MS = 2000;
+/** What the stop prints when Goose left by itself on `/exit`. */
+const GRACEFUL = "Goose exited on /exit, and AgentAPI with it";
 const SNAPSHOT_LIMIT = 64 * 1024;
 const TRUNCATION_MARKER = "[...content truncated, showing the end of the message...]\n\n";
 
 type Message = { id: number; role: string; content: string; time?: string };
 
-let ws: Workspace | null = null;
 let coder: CoderStub | null = null;
 let foreign: ChildProcess | null = null;
 
+// newWorkspace (scenario.ts) ends each workspace's processes after its test.
 afterEach(async () => {
-  await ws?.cleanup();
-  ws = null;
   await coder?.close();
   coder = null;
   if (foreign?.pid && foreign.exitCode === null && foreign.signalCode === null) foreign.kill("SIGKILL");
@@ -49,12 +56,12 @@ interface Setup {
 }
 
 async function setup(opts: { vars?: Record<string, unknown>; task?: boolean } = {}): Promise<Setup> {
-  ws = await Workspace.create();
+  const ws = await newWorkspace();
   const taskId = opts.task ? randomUUID() : null;
   const coderEnv: Record<string, string> = { CODER_WORKSPACE_ID: randomUUID() };
   if (taskId) Object.assign(coderEnv, { CODER_TASK_ID: taskId, CODER_TASK_PROMPT: "Fix the flaky test in ci.yml." });
   const rendered = await renderModule(
-    { ...base, folder: path.join(ws.home, "project"), agentapi_port: ws.port, enable_state_persistence: true, ...opts.vars },
+    ws.goose.vars({ ...base, folder: path.join(ws.home, "project"), agentapi_port: ws.port, enable_state_persistence: true, ...opts.vars }),
     coderEnv,
   );
   return { ws, rendered, taskId };
@@ -112,6 +119,26 @@ async function stateMessages(w: Workspace): Promise<Message[]> {
 }
 
 const shape = (messages: Message[]) => messages.map(({ id, role, content }) => ({ id, role, content }));
+
+/**
+ * The graceful end of a stop: Goose, idle at its prompt, exited on the typed
+ * `/exit`, and AgentAPI with it; no SIGTERM and no SIGKILL were needed, and
+ * AgentAPI's log shows no shutdown signal.
+ */
+async function expectGracefulStop(w: Workspace, result: RunResult): Promise<void> {
+  expect(result.stdout).toContain(GRACEFUL);
+  expect(result.stdout).not.toContain(`did not exit within ${EXIT_MS} ms of /exit`);
+  expect(result.stdout).not.toMatch(/SIGTERM|SIGKILL/);
+  expect(await agentapiLog(w)).not.toContain("Received shutdown signal");
+  if (!w.goose.real) {
+    // The double's own account: the interactive Goose left on `/exit` with code 0, not by a signal.
+    const events = await w.events();
+    const interactive = events.filter((e) => e.event === "start" && (e.argv?.[1] === "run" || e.argv?.[1] === "session") && !["list", "export"].includes(e.argv?.[2]));
+    const pid = interactive[interactive.length - 1]?.pid;
+    expect(pid, "an interactive Goose in the double's event log").toBeDefined();
+    expect(events.filter((e) => e.event === "exit" && e.pid === pid)).toEqual([expect.objectContaining({ code: 0, reason: "/exit" })]);
+  }
+}
 
 interface RecordedRequest {
   method: string;
@@ -184,8 +211,19 @@ function expectSnapshotRequest(request: RecordedRequest | undefined, taskId: str
 
 // ---- tests --------------------------------------------------------------------------
 
+describe("stop: the bounds these tests assume", () => {
+  it("the template passes the documented turn and SIGTERM bounds by default", async () => {
+    const { rendered } = await setup();
+    // The rendered stop script's settings (gzip + base64 in GOOSE_MODULE_SETTINGS) set the turn and SIGTERM waits.
+    const encoded = /^GOOSE_MODULE_SETTINGS='([A-Za-z0-9+/=]+)'$/m.exec(rendered.stop)?.[1];
+    expect(encoded, "GOOSE_MODULE_SETTINGS in the stop script").toBeDefined();
+    const settings = JSON.parse(gunzipSync(Buffer.from(encoded as string, "base64")).toString("utf8")) as { timeouts?: Record<string, number> };
+    expect(settings.timeouts).toEqual({ turn_ms: TURN_MS, term_ms: TERM_MS });
+  });
+});
+
 describe("stop: save, then stop", () => {
-  it("sends SIGUSR1 before SIGTERM, and the state file holds every message /messages showed", async () => {
+  it("sends SIGUSR1 first, then Goose exits on /exit: no SIGTERM, and the state file holds every message /messages showed", async () => {
     const { ws, rendered } = await setup();
     await start(ws, rendered);
     await ws.send("List the files in this folder.");
@@ -197,33 +235,32 @@ describe("stop: save, then stop", () => {
     const result = await stop(ws, rendered);
     expect(result.code).toBe(0);
 
-    // Order, from AgentAPI's own log: the SIGUSR1 save, then the SIGTERM shutdown.
+    // Order, from AgentAPI's own log: the SIGUSR1 save, confirmed, and no shutdown signal after it.
     const log = await agentapiLog(ws);
     const usr1 = log.indexOf("Received SIGUSR1");
     const saved = log.indexOf("State saved successfully", usr1);
-    const term = log.indexOf('msg="Received shutdown signal" signal=terminated');
     expect(usr1, log).toBeGreaterThan(-1);
     expect(saved, log).toBeGreaterThan(usr1);
-    expect(term, log).toBeGreaterThan(saved);
     expect(log).not.toContain("Failed to save");
-    // ... and from the stop's phase lines, one per phase with its duration.
-    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "snapshot", "turn", "stop", "verify"]);
-    expect(result.stdout).toMatch(/save: (AgentAPI logged the save|state file rewritten)/);
-    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+    // ... and from the stop's phase lines, one per phase with its duration: no turn ran, so one save.
+    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
+    expect(result.stdout).toMatch(/save \(before stopping\): (AgentAPI logged the save|state file rewritten)/);
+    expect(result.stdout).toContain("turn: agent stable");
+    // The save is confirmed before `/exit` is typed: the save line comes first.
+    expect(result.stdout.indexOf("save (before stopping)")).toBeLessThan(result.stdout.indexOf(GRACEFUL));
+    await expectGracefulStop(ws, result);
 
     expect(await stateMessages(ws)).toEqual(shape(before));
     expect(await running(pid)).toBe(false);
     expect(await ws.processes()).toEqual([]);
     expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
 
-    const finished = /stop finished in (\d+) ms/.exec(result.stdout);
-    console.log(`normal stop duration: ${finished?.[1]} ms inside the script, ${result.ms} ms for the whole coder_script (sh + node)`);
-    expect(result.ms).toBeLessThan(5000);
+    // How long it took is bench/'s business (npm run bench), never a test's.
   });
 });
 
 describe("stop: no state persistence", () => {
-  it("persistence off: no SIGUSR1, clean stop", async () => {
+  it("persistence off: no SIGUSR1, Goose exits on /exit", async () => {
     const { ws, rendered } = await setup({ vars: { enable_state_persistence: false } });
     await start(ws, rendered);
     await ws.send("hello");
@@ -232,18 +269,18 @@ describe("stop: no state persistence", () => {
     const result = await stop(ws, rendered);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("save skipped: state persistence is off (enable_state_persistence is false)");
-    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
+    await expectGracefulStop(ws, result);
     const log = await agentapiLog(ws);
     expect(log).not.toContain("SIGUSR1");
     expect(log).not.toContain("State saved successfully");
-    expect(log).toContain("Received shutdown signal");
     expect(await running(pid)).toBe(false);
     expect(await ws.processes()).toEqual([]);
     expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
     expect(await ws.readModuleFile("agentapi-state.json")).toBeNull();
   });
 
-  it(`AgentAPI below 0.12.0 (${"$"}AGENTAPI_BIN_OLD): no SIGUSR1, clean stop`, async () => {
+  it(`AgentAPI below 0.12.0 (${"$"}AGENTAPI_BIN_OLD): no SIGUSR1, Goose exits on /exit`, async () => {
     const { ws, rendered } = await setup();
     await start(ws, rendered, tools.agentapiOld);
     await ws.send("hello");
@@ -254,7 +291,7 @@ describe("stop: no state persistence", () => {
     // 0.11.8 would ignore SIGUSR1 silently, so its log cannot prove the signal was not sent;
     // the stop's own decision, read from the start script's launch record, does.
     expect(result.stdout).toContain(`save skipped: state persistence is off (agentapi ${tools.agentapiOldVersion} < 0.12.0)`);
-    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+    await expectGracefulStop(ws, result);
     expect(await running(pid)).toBe(false);
     expect(await ws.processes()).toEqual([]);
     // 0.11.8 does not remove a PID file; the stop script does.
@@ -343,6 +380,9 @@ describe("stop: task log snapshot", () => {
     const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
     expect(body.messages).toEqual(before);
     expect(result.stdout).toContain(`snapshot: posted ${before.length} message(s)`);
+    // The snapshot is taken while Goose still runs, and the stop then ends it gracefully.
+    expect(result.stdout.indexOf("snapshot: posted")).toBeLessThan(result.stdout.indexOf(GRACEFUL));
+    await expectGracefulStop(ws, result);
     expect(await ws.processes()).toEqual([]);
   });
 
@@ -362,7 +402,9 @@ describe("stop: task log snapshot", () => {
     expect(await stateMessages(ws)).toEqual(shape(before));
   });
 
-  it("one huge message: the payload fits 64 KiB and ends with the message's tail", async () => {
+  // Double-only: the double's GOOSE_DOUBLE_REPLY_LINES makes the huge reply; a
+  // real Goose answers with the model stub's short replies.
+  it.skipIf(gooseUnderTest().real)("one huge message: the payload fits 64 KiB and ends with the message's tail", async () => {
     // No ai_prompt here: one turn, whose reply is about 72 KB of screen text.
     const { ws, rendered, taskId, token, coder } = await taskSetup(204);
     ws.setEnv({ GOOSE_DOUBLE_REPLY_LINES: "900" });
@@ -402,7 +444,7 @@ describe("stop: task log snapshot", () => {
       expect(coder.requests).toHaveLength(1);
       expectSnapshotRequest(coder.requests[0], taskId as string, token);
       expect(result.stdout).toContain(status === 404 ? "snapshot: Coder answered 404" : "snapshot: Coder answered HTTP 500");
-      expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+      await expectGracefulStop(ws, result);
       expect(await stateMessages(ws)).toEqual(shape(before));
       expect(await ws.processes()).toEqual([]);
     });
@@ -419,10 +461,10 @@ describe("stop: task log snapshot", () => {
     expect(coder.requests).toHaveLength(1);
     expect(result.stdout).toContain("snapshot: posting the snapshot failed");
     const snapshot = phases(result.stdout).find((p) => p.name === "snapshot");
+    // The request was given up on at the bound, not answered late.
     expect(snapshot?.ms).toBeGreaterThanOrEqual(HTTP_MS - 100);
-    expect(snapshot?.ms).toBeLessThan(2 * HTTP_MS + 1000);
-    expect(result.ms).toBeLessThan(25_000);
-    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+    // A snapshot that never lands does not keep Goose from its graceful exit.
+    await expectGracefulStop(ws, result);
     expect(await stateMessages(ws)).toEqual(shape(before));
     expect(await ws.processes()).toEqual([]);
   });
@@ -448,11 +490,13 @@ describe("stop: a hung AgentAPI", () => {
     await start(ws, rendered);
     await ws.send("hello");
     const agentapi = await pidOf(ws);
-    // The interactive Goose under AgentAPI (not the `goose session list` probe, which has exited).
-    const goose = (await ws.events()).find((e) => e.event === "start" && e.argv?.[1] === "session" && e.argv?.[2] !== "list")?.pid as number;
-    expect(await running(goose)).toBe(true);
+    // The interactive Goose under AgentAPI (and anything it started): every other process of this
+    // workspace, now that the start script's probes have exited.
+    const goose = (await ws.processes()).filter((pid) => pid !== agentapi);
+    expect(goose.length).toBeGreaterThan(0);
+    for (const pid of goose) expect(await running(pid)).toBe(true);
 
-    // A stopped process handles neither SIGUSR1 nor SIGTERM; only SIGKILL ends it.
+    // A stopped process handles neither SIGUSR1 nor SIGTERM, nor HTTP; only SIGKILL ends it.
     process.kill(agentapi, "SIGSTOP");
     await ws.waitFor("AgentAPI stopped", async () => (await processState(agentapi)) === "T", 5000);
 
@@ -460,28 +504,33 @@ describe("stop: a hung AgentAPI", () => {
     // A hung AgentAPI never saved this session's chat: the stop says so and fails.
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("chat history is lost");
+    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
     const byName = Object.fromEntries(phases(result.stdout).map((p) => [p.name, p.ms]));
     expect(result.stdout).toContain(`no confirmation within ${SAVE_MS} ms`);
-    expect(byName.save).toBeLessThan(SAVE_MS + 1000);
+    // Its /status does not answer: no turn to wait for, and no `/exit` to type.
+    expect(result.stdout).toContain("turn: status unavailable");
+    expect(result.stdout).toContain("Goose is not idle at its prompt; sending SIGTERM");
+    expect(result.stdout).not.toContain(GRACEFUL);
     expect(result.stdout).toContain(`did not exit within ${TERM_MS} ms of SIGTERM; sent SIGKILL`);
     expect(byName.stop).toBeGreaterThanOrEqual(TERM_MS);
-    expect(byName.stop).toBeLessThan(TERM_MS + 3000);
-    // save bound + a 1 s /status probe + term bound + kill, plus process start-up.
-    expect(result.ms).toBeLessThan(SAVE_MS + 1000 + TERM_MS + 2000 + 3000);
     expect(await running(agentapi)).toBe(false);
-    expect(await running(goose)).toBe(false);
+    for (const pid of goose) expect(await running(pid)).toBe(false);
     expect(await ws.processes()).toEqual([]);
     expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
   });
 });
 
 describe("stop: restarts", () => {
-  it("right after a warm start, before AgentAPI loaded the old conversation: the conversation survives", async () => {
+  // Double-only: GOOSE_DOUBLE_STARTUP_MS holds the double's prompt back, the way
+  // slow extensions would; a real Goose has no such knob.
+  it.skipIf(gooseUnderTest().real)("right after a warm start, before AgentAPI loaded the old conversation: the conversation survives", async () => {
     const { ws, rendered } = await setup();
     await start(ws, rendered);
     await ws.send("First question.");
     await ws.send("Second question.");
-    expect((await stop(ws, rendered)).code).toBe(0);
+    const first = await stop(ws, rendered);
+    expect(first.code).toBe(0);
+    await expectGracefulStop(ws, first);
     const saved = await stateMessages(ws);
     expect(saved.length).toBe(5);
 
@@ -494,6 +543,14 @@ describe("stop: restarts", () => {
     const result = await stop(ws, rendered);
 
     expect(result.code).toBe(0);
+    // Goose never got to its prompt: the stop waits out the turn bound, tries a cancel, saves
+    // again, and, with no prompt to type `/exit` at, falls back to SIGTERM.
+    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "turn", "save", "snapshot", "stop", "verify"]);
+    expect(result.stdout).toContain(`the agent was still busy after ${TURN_MS} ms and a cancel`);
+    expect(result.stdout).toContain("Goose is not idle at its prompt; sending SIGTERM");
+    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+    expect(result.stdout).not.toContain(GRACEFUL);
+    expect(result.stdout).not.toContain("SIGKILL");
     const log = await agentapiLog(ws);
     expect(log).toContain("State saved successfully"); // the near-empty overwrite happened ...
     expect(result.stdout).toMatch(/warning: the state file holds [01] message\(s\), fewer than the 5 it held at start; restored \S+agentapi-state\.json from \S+agentapi-state\.json\.bak/);
@@ -507,7 +564,9 @@ describe("stop: restarts", () => {
     await ws.send("What is in the README?");
     await ws.send("Summarise it in one line.");
     const before = await ws.messages();
-    expect((await stop(ws, rendered)).code).toBe(0);
+    const stopped = await stop(ws, rendered);
+    expect(stopped.code).toBe(0);
+    await expectGracefulStop(ws, stopped);
     expect(await ws.processes()).toEqual([]);
 
     const warm = await start(ws, rendered);

@@ -52,6 +52,7 @@ describe("workspace lifecycle (examples/task-template, three restarts)", () => {
       expect([...stopped.matchAll(/phase (\w+):/g)].map((m) => m[1]), `stop #${cycle.index}\n${context}`).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
       expect(stopped, `stop #${cycle.index}\n${context}`).toMatch(/save \(before stopping\): (AgentAPI logged the save|state file rewritten)/);
       expect(stopped, `stop #${cycle.index}\n${context}`).toContain("turn: agent stable");
+      expect(stopped, `stop #${cycle.index}\n${context}`).toContain("Goose exited on /exit");
       expect(stopped, `stop #${cycle.index}\n${context}`).not.toMatch(/SIGTERM|SIGKILL/);
     }
     // Every stop posted the task log snapshot to the Coder endpoint.

@@ -456,7 +456,7 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
     const script = await runScript("stop");
     cycle.phases.stop = Date.now() - t0;
     cycle.stopScriptMs = script.ms;
-    cycle.stopLines = lines(script.stdout + script.stderr, /goose-module: (save|snapshot|turn|state|phase |stop finished|warning|error|AgentAPI)/);
+    cycle.stopLines = lines(script.stdout + script.stderr, /goose-module: (save|snapshot|turn|state|phase |stop finished|warning|error|AgentAPI|Goose)/);
     const post = coder.posts[postsBefore];
     cycle.snapshot = post ? { stop: cycle.index, ...post } : null;
     if (cycle.snapshot) snapshots.push(cycle.snapshot);
@@ -712,6 +712,12 @@ export function judge(report: LifecycleReport): Check[] {
     name: "task log snapshot posted on every stop",
     ok: snapOk,
     detail: cycles.map((c) => (c.snapshot ? `#${c.index}: ${c.snapshot.messages} msg, ${c.snapshot.bytes} B${c.snapshot.tokenMatched ? "" : ", wrong token"}` : `#${c.index}: none`)).join("; "),
+  });
+  const graceful = cycles.map((c) => c.stopLines.some((l) => l.includes("Goose exited on /exit")) && !c.stopLines.some((l) => /SIGTERM|SIGKILL/.test(l)));
+  checks.push({
+    name: "every stop graceful: Goose exited by itself on /exit, nothing killed",
+    ok: graceful.every(Boolean),
+    detail: cycles.map((c, i) => `#${c.index}: ${graceful[i] ? "/exit" : "fallback (see the stop lines)"}`).join("; "),
   });
   checks.push({
     name: "nothing left running after the stop script",

@@ -24,8 +24,10 @@ export function signal(pid: number, name: NodeJS.Signals): boolean {
   }
 }
 
+// Goose leaves on /exit in about 0.1 s and AgentAPI right after it; reading
+// /proc every 10 ms costs little and keeps the stop close to that.
 export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const result = await pollUntil(async () => (isAlive(pid) && !(await isZombie(pid)) ? undefined : true), { timeoutMs, intervalMs: 50 });
+  const result = await pollUntil(async () => (isAlive(pid) && !(await isZombie(pid)) ? undefined : true), { timeoutMs, intervalMs: 10 });
   return "value" in result;
 }
 

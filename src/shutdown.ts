@@ -3,7 +3,7 @@ import path from "node:path";
 import { homeDir, readSettings, resolvePaths, type StopConfig } from "./config.js";
 import { log, phase, reportFatal, warn } from "./log.js";
 import { findRunningAgentapi, readPidFile } from "./process-info.js";
-import { readLaunchRecord } from "./launch-record.js";
+import { readLaunchRecord, type LaunchRecord } from "./launch-record.js";
 import { agentapiUrl, getJson } from "./http.js";
 import { buildSnapshot, type ChatMessage } from "./snapshot.js";
 import { DEFAULT_TIMEOUTS, settleTurn, stopAgentapi } from "./agent-stop.js";
@@ -37,6 +37,28 @@ async function postSnapshot(config: StopConfig, port: number, timeoutMs: number)
   }
 }
 
+async function findTarget(pidFile: string, port: number): Promise<number | null> {
+  const found = await findRunningAgentapi(pidFile, port);
+  const messages: Record<typeof found.status, string> = {
+    running: `AgentAPI is PID ${found.pid}`,
+    "no-file": `no PID in ${pidFile}; nothing to signal`,
+    dead: `PID ${found.pid} from ${pidFile} is not running; nothing to signal`,
+    foreign: `PID ${found.pid} from ${pidFile} is not this AgentAPI (its command line differs); it is left alone`,
+  };
+  log(messages[found.status]);
+  return found.status === "running" ? (found.pid as number) : null;
+}
+
+async function saveBeforeStop(opts: { record: LaunchRecord | null; target: number | null; stateFile: string; agentLog: string; why: string; timeoutMs: number }): Promise<void> {
+  const { record, target } = opts;
+  if (!record) return log("save skipped: the start script left no launch record, so persistence was never confirmed");
+  if (!record.persistence) return log(`save skipped: state persistence is off (${record.persistence_reason})`);
+  if (target === null) return log("save skipped: AgentAPI is not running");
+  const outcome = await saveState(target, opts.stateFile, opts.agentLog, opts.timeoutMs);
+  const full = outcome.confirmed ? null : await diskFullNote(opts.stateFile);
+  (outcome.confirmed ? log : warn)(`save (${opts.why}): ${outcome.note}${full ? `; ${full}` : ""}`);
+}
+
 async function main(): Promise<number> {
   const config = readSettings<StopConfig>();
   const t = { ...DEFAULT_TIMEOUTS, ...config.timeouts };
@@ -52,27 +74,8 @@ async function main(): Promise<number> {
   const requestProblem = await recordStopRequest(paths.dir);
   if (requestProblem) warn(`could not record the stop for a start still running (${requestProblem})`);
 
-  const target = await phase("find", async () => {
-    const found = await findRunningAgentapi(pidFile, port);
-    const messages: Record<typeof found.status, string> = {
-      running: `AgentAPI is PID ${found.pid}`,
-      "no-file": `no PID in ${pidFile}; nothing to signal`,
-      dead: `PID ${found.pid} from ${pidFile} is not running; nothing to signal`,
-      foreign: `PID ${found.pid} from ${pidFile} is not this AgentAPI (its command line differs); it is left alone`,
-    };
-    log(messages[found.status]);
-    return found.status === "running" ? (found.pid as number) : null;
-  });
-
-  const save = async (why: string, timeoutMs: number) => {
-    if (!record) return log("save skipped: the start script left no launch record, so persistence was never confirmed");
-    if (!persistence) return log(`save skipped: state persistence is off (${record.persistence_reason})`);
-    if (target === null) return log("save skipped: AgentAPI is not running");
-    const outcome = await saveState(target, stateFile, agentLog, timeoutMs);
-    const full = outcome.confirmed ? null : await diskFullNote(stateFile);
-    (outcome.confirmed ? log : warn)(`save (${why}): ${outcome.note}${full ? `; ${full}` : ""}`);
-  };
-
+  const target = await phase("find", () => findTarget(pidFile, port));
+  const save = (why: string, timeoutMs: number) => saveBeforeStop({ record, target, stateFile, agentLog, why, timeoutMs });
   await phase("save", () => save("before stopping", t.save_ms));
   const turn = await phase("turn", async () => {
     if (target === null) return null;

@@ -5,10 +5,11 @@ import { killTree, signal, waitForExit } from "./stop-process.js";
 
 // Each step has its own bound. With the defaults, a stop that meets a hung
 // AgentAPI at every step ends within 30 s (Kubernetes' default grace period):
-// 2 s save + 5 s turn + 3 s turn cancel + 1 s second save + 2 x 2 s snapshot
-// + 2 s for Goose to exit + 10 s SIGTERM wait + 2 s for SIGKILL to land. The
-// cancel bound covers AgentAPI's definition of idle, a screen unchanged for
-// 2 s (agentapi.md §6). A normal idle stop takes a fraction of a second.
+// 2 s save, then either 5 s turn + 3 s turn cancel + 1 s second save + 2 s for
+// Goose to exit, or 1 s for Goose to exit + 3 s cancel + 1 s second save + 2 s
+// to exit, then 2 x 2 s snapshot, 10 s SIGTERM wait and 2 s for SIGKILL. The cancel
+// bound covers AgentAPI's definition of idle, a screen unchanged for 2 s
+// (agentapi.md §6). A normal idle stop takes a fraction of a second.
 export const DEFAULT_TIMEOUTS: StopTimeouts = { save_ms: 2000, turn_ms: 5000, term_ms: 10000, http_ms: 2000, cancel_ms: 3000, exit_ms: 2000 };
 
 // AgentAPI writes raw input to Goose's terminal as keystrokes. Observed with
@@ -18,6 +19,8 @@ export const DEFAULT_TIMEOUTS: StopTimeouts = { save_ms: 2000, turn_ms: 5000, te
 // SIGTERM path always ended in its SIGKILL 5 s later.
 const EXIT_INPUT = "/exit\r";
 const CANCEL_INPUT = "\u0003";
+// Goose at its prompt leaves on /exit in about 0.1 s.
+const FIRST_EXIT_MS = 1000;
 
 type AgentStatus = { status: string };
 
@@ -35,25 +38,64 @@ async function waitStable(port: number, timeoutMs: number): Promise<boolean> {
   return "value" in result;
 }
 
+// How long a keystroke may take to change the screen AgentAPI polls every 25 ms.
+const SCREEN_CHANGE_MS = 500;
+
+/** Waits for AgentAPI to see the screen change ("running"), then settle ("stable"), within one bound. */
+async function waitChangeThenStable(port: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  await pollUntil(async () => ((await status(port, 1000)) === "running" ? true : undefined), { timeoutMs: Math.min(SCREEN_CHANGE_MS, timeoutMs), intervalMs: 10 });
+  return waitStable(port, Math.max(0, deadline - Date.now()));
+}
+
 /** Lets a running turn end; past the bound, cancels it the way a user would, so Goose can still exit by itself. */
-export async function settleTurn(port: number, t: StopTimeouts): Promise<{ note: string; ranTurn: boolean }> {
+export async function settleTurn(port: number, t: StopTimeouts): Promise<{ note: string; ranTurn: boolean; cancelled: boolean }> {
   const now = await status(port, 1000);
-  if (now === null) return { note: "status unavailable", ranTurn: false };
-  if (now !== "running") return { note: `agent ${now}`, ranTurn: false };
-  if (await waitStable(port, t.turn_ms)) return { note: "the running turn finished", ranTurn: true };
+  if (now === null) return { note: "status unavailable", ranTurn: false, cancelled: false };
+  if (now !== "running") return { note: `agent ${now}`, ranTurn: false, cancelled: false };
+  if (await waitStable(port, t.turn_ms)) return { note: "the running turn finished", ranTurn: true, cancelled: false };
   await typeRaw(port, CANCEL_INPUT, 1000);
   if (await waitStable(port, t.cancel_ms)) {
-    return { note: `the turn still ran after ${t.turn_ms} ms and was cancelled; Goose keeps the message and continues it at the next start`, ranTurn: true };
+    return { note: `the turn still ran after ${t.turn_ms} ms and was cancelled; Goose keeps the message and continues it at the next start`, ranTurn: true, cancelled: true };
   }
-  return { note: `the agent was still busy after ${t.turn_ms} ms and a cancel (a turn, or Goose still starting); stopping it anyway`, ranTurn: true };
+  return { note: `the agent was still busy after ${t.turn_ms} ms and a cancel (a turn, or Goose still starting); stopping it anyway`, ranTurn: true, cancelled: true };
+}
+
+/**
+ * Types /exit into an idle Goose and waits for it to leave. AgentAPI also says
+ * "stable" while Goose answers the -i/-t text of `goose run --interactive`
+ * (Goose 1.46.1 draws no spinner for that turn) and Goose drops what is typed
+ * meanwhile, so when /exit does nothing a ^C cancels such a turn and /exit is
+ * typed once more. Returns null once Goose has gone, else why it has not.
+ */
+async function exitByItself(pid: number, port: number, t: StopTimeouts, opts: StopOptions): Promise<string | null> {
+  const typed = await typeRaw(port, EXIT_INPUT, 1000);
+  if (!typed.ok) return `typing /exit failed (${typed.error})`;
+  if (await waitForExit(pid, opts.turnCancelled ? t.exit_ms : FIRST_EXIT_MS)) return null;
+  if (opts.turnCancelled) return `Goose did not exit within ${t.exit_ms} ms of /exit`;
+  await typeRaw(port, CANCEL_INPUT, 1000);
+  // AgentAPI records the screen only once it has seen it change and settle;
+  // leaving before that would lose what the cancel showed, and its save.
+  await waitChangeThenStable(port, t.cancel_ms);
+  await opts.saveAgain();
+  const again = await typeRaw(port, EXIT_INPUT, 1000);
+  if (again.ok && (await waitForExit(pid, t.exit_ms))) return null;
+  return `Goose did not exit on /exit, nor on a Ctrl+C and /exit within ${FIRST_EXIT_MS + t.cancel_ms + t.exit_ms} ms`;
+}
+
+export interface StopOptions {
+  /** The turn step already cancelled a turn, so Goose is at its prompt. */
+  turnCancelled: boolean;
+  /** Saves the chat again after a cancel, before Goose leaves. */
+  saveAgain: () => Promise<void>;
 }
 
 /** Asks an idle Goose to exit by itself (AgentAPI then saves and exits); SIGTERM and SIGKILL only when that fails. */
-export async function stopAgentapi(pid: number, port: number, t: StopTimeouts): Promise<void> {
+export async function stopAgentapi(pid: number, port: number, t: StopTimeouts, opts: StopOptions): Promise<void> {
   if ((await status(port, 1000)) === "stable") {
-    const typed = await typeRaw(port, EXIT_INPUT, 1000);
-    if (typed.ok && (await waitForExit(pid, t.exit_ms))) return log("Goose exited on /exit, and AgentAPI with it");
-    log(typed.ok ? `Goose did not exit within ${t.exit_ms} ms of /exit; sending SIGTERM` : `typing /exit failed (${typed.error}); sending SIGTERM`);
+    const problem = await exitByItself(pid, port, t, opts);
+    if (problem === null) return log("Goose exited on /exit, and AgentAPI with it");
+    log(`${problem}; sending SIGTERM`);
   } else {
     log("Goose is not idle at its prompt; sending SIGTERM");
   }
@@ -63,4 +105,3 @@ export async function stopAgentapi(pid: number, port: number, t: StopTimeouts): 
   await waitForExit(pid, 2000);
   warn(`AgentAPI did not exit within ${t.term_ms} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)`);
 }
-

@@ -81,7 +81,7 @@ function waitForOwnServer(pid: number, port: number, exited: () => string | unde
  * written a near-empty chat over the saved one, so the backup is checked too.
  */
 async function withdraw(pid: number, port: number, state: { stateFile: string; backupFile: string | null; persistence: boolean }): Promise<void> {
-  await stopAgentapi(pid, port, DEFAULT_TIMEOUTS);
+  await stopAgentapi(pid, port, DEFAULT_TIMEOUTS, { turnCancelled: false, saveAgain: async () => undefined });
   await verifyStateAfterStop({ ...state, wasRunning: true });
 }
 

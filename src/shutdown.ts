@@ -94,7 +94,7 @@ async function main(): Promise<number> {
 
   await phase("stop", async () => {
     if (target === null) return;
-    await stopAgentapi(target, port, t);
+    await stopAgentapi(target, port, t, { turnCancelled: turn?.cancelled ?? false, saveAgain: () => save("after a cancel", t.save_ms / 2) });
     if ((await readPidFile(pidFile)) === target) await rm(pidFile, { force: true });
   });
 

@@ -86,18 +86,19 @@ describe("an idle stop is graceful", () => {
 });
 
 describe("a stop during a turn, and the restart after it", () => {
-  it("the prompt's turn: cancelled at the bound, no spinner saved; the restart answers it with one delivery; the next restart sends nothing", async () => {
+  it("the prompt's turn: cancelled so Goose leaves by itself, no spinner saved; the restart answers it with one delivery; the next restart sends nothing", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
     await setTurnMs(ws, 600_000);
     await start(ws, rendered);
+    // Goose draws no spinner while it answers the prompt it was started with, so
+    // AgentAPI reports "stable" then (observed with Goose 1.46.1); the stop
+    // cancels the turn with a ^C before Goose can leave on /exit.
     await ws.waitFor("the prompt stored by Goose", async () => (await ws.deliveries(PROMPT)) === 1);
-    await waitRunning(ws);
 
     const stopped = await stop(ws, rendered);
-    expect(stopped.stdout).toMatch(/turn: .*was cancelled/);
     expect(stopped.stdout).toContain("Goose exited on /exit");
-    expect(output(stopped)).not.toMatch(/SIGKILL/);
+    expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
     const saved = await savedState(ws);
     const agentMessages = saved!.messages.filter((m) => m.role === "agent");
     expect(agentMessages.filter((m) => spinnerOnly(m.message))).toEqual([]);
@@ -150,7 +151,6 @@ describe("a stop during a turn, and the restart after it", () => {
     await setTurnMs(ws, 600_000);
     await start(ws, rendered);
     await ws.waitFor("the prompt stored by Goose", async () => (await ws.deliveries(PROMPT)) === 1);
-    await waitRunning(ws);
     await stop(ws, rendered);
 
     await setTurnMs(ws, 200);

@@ -15,7 +15,13 @@ import { checkWritableTarget, ensurePrivateDir } from "./safe-fs.js";
  */
 export async function prepareFolders(paths: ModulePaths, projectFolder: string): Promise<void> {
   for (const dir of new Set([paths.dir, paths.logs, paths.scripts, paths.bin, path.dirname(paths.stateFile), path.dirname(paths.pidFile)])) {
-    await ensurePrivateDir(dir);
+    try {
+      await ensurePrivateDir(dir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") throw error;
+      throw new StepError(`cannot create ${dir} (${code}): the workspace user must be able to write there. Choose a state_file_path and pid_file_path in a folder the workspace user owns.`);
+    }
   }
   await checkWritableTarget(paths.stateFile);
   await checkWritableTarget(paths.pidFile);

@@ -12,13 +12,17 @@ function requestFile(moduleDir: string): string {
   return path.join(moduleDir, "stop-requested");
 }
 
-/** Records that a stop ran now. Best effort: on a full disk the stop goes on without it. */
+/**
+ * Records that a stop ran now. Best effort: on a full disk the stop goes on
+ * without it. Without the module's folder no start has begun (creating it is
+ * a start's first step), so there is nothing to tell.
+ */
 export async function recordStopRequest(moduleDir: string, now = Date.now()): Promise<string | null> {
   try {
     await writeFileAtomic(requestFile(moduleDir), `${now}\n`, { mode: 0o600 });
     return null;
   } catch (error) {
-    return (error as Error).message;
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : (error as Error).message;
   }
 }
 

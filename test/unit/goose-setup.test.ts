@@ -60,6 +60,7 @@ describe("configureGoose", () => {
     await setup(h, { system_prompt: "Be brief." });
     const before = await stat(config);
     const bytes = await readFile(config, "utf8");
+    // Not a wait for anything: it makes a rewrite show as a different mtime.
     await new Promise((r) => setTimeout(r, 20));
     const result = await setup(h, { system_prompt: "Be brief." });
     expect(result.config.action).toBe("unchanged");

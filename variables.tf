@@ -193,9 +193,9 @@ variable "additional_extensions" {
       var.additional_extensions == null ? true :
       trimspace(var.additional_extensions) == "" ? true :
       can(keys(yamldecode(var.additional_extensions))) &&
-      alltrue([for name, ext in try(yamldecode(var.additional_extensions), {}) : can(keys(ext)) && can(regex("^[A-Za-z0-9][A-Za-z0-9_-]*$", name)) && name != "__proto__"])
+      alltrue([for name, ext in try(yamldecode(var.additional_extensions), {}) : can(keys(ext)) && can(regex("^[A-Za-z0-9_-]+$", name)) && !contains(["__proto__", "constructor", "prototype"], lower(name))])
     )
-    error_message = "additional_extensions must be YAML mapping extension names (letters, digits, '_' and '-', starting with a letter or digit) to extension settings, for example \"github:\\n  type: stdio\\n  cmd: github-mcp-server\"."
+    error_message = "additional_extensions must be YAML mapping extension names (letters, digits, '_' and '-'; not __proto__, constructor or prototype, which name JavaScript object internals) to extension settings, for example \"github:\\n  type: stdio\\n  cmd: github-mcp-server\"."
   }
 }
 

@@ -139,3 +139,9 @@ run "additional_extension_named_proto" {
   variables { additional_extensions = "__proto__:\n  type: builtin\n  name: developer\n" }
   expect_failures = [var.additional_extensions]
 }
+
+run "additional_extension_named_constructor" {
+  command = plan
+  variables { additional_extensions = "Constructor:\n  type: builtin\n  name: developer\n" }
+  expect_failures = [var.additional_extensions]
+}

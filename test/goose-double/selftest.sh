@@ -243,7 +243,9 @@ check "telemetry toggle, stdin at EOF -> exit 1, no DB" bash -c "[[ $rc == 1 ]] 
 
 fresh_home resumetext
 printf 'first task' | TURN=3000 g run -n rt -i - >/dev/null 2>&1 &
-sleep 1; kill -INT "$(events start | tail -1 | field pid)"; wait || true
+# Interrupt once the turn is running: its user rows are stored when it starts.
+for _ in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM messages" 2>/dev/null)" = 2 ] && break; sleep 0.05; done
+kill -INT "$(events start | tail -1 | field pid)"; wait || true
 check "headless turn cancelled by SIGINT leaves the user rows" test "$(q "SELECT group_concat(role) FROM messages")" = "user,user"
 out="$(g run -r -n rt -s -t "more text" </dev/null)"
 check "run -r -n X -s -t: reply covers the unanswered messages too" has "$out" 'Goose double reply #2: received 20 chars: first task more text'

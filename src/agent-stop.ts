@@ -1,5 +1,6 @@
 import type { StopTimeouts } from "./config.js";
-import { agentapiUrl, getJson, pollUntil, postJson } from "./http.js";
+import { agentapiUrl, postJson } from "./http.js";
+import { getStatus, pollStatus } from "./agentapi-status.js";
 import { log, warn } from "./log.js";
 import { killTree, signal, waitForExit } from "./stop-process.js";
 
@@ -22,11 +23,8 @@ const CANCEL_INPUT = "\u0003";
 // Goose at its prompt leaves on /exit in about 0.1 s.
 const FIRST_EXIT_MS = 1000;
 
-type AgentStatus = { status: string };
-
-async function status(port: number, timeoutMs: number): Promise<string | null> {
-  const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), timeoutMs);
-  return reply.ok ? reply.body.status : null;
+async function status(port: number): Promise<string | null> {
+  return (await getStatus(port))?.status ?? null;
 }
 
 function typeRaw(port: number, content: string, timeoutMs: number) {
@@ -34,8 +32,7 @@ function typeRaw(port: number, content: string, timeoutMs: number) {
 }
 
 async function waitStable(port: number, timeoutMs: number): Promise<boolean> {
-  const result = await pollUntil(async () => ((await status(port, 1000)) === "stable" ? true : undefined), { timeoutMs, intervalMs: 50 });
-  return "value" in result;
+  return "value" in (await pollStatus(port, (s) => s.status === "stable", { timeoutMs }));
 }
 
 // How long a keystroke may take to change the screen AgentAPI polls every 25 ms.
@@ -44,13 +41,13 @@ const SCREEN_CHANGE_MS = 500;
 /** Waits for AgentAPI to see the screen change ("running"), then settle ("stable"), within one bound. */
 async function waitChangeThenStable(port: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  await pollUntil(async () => ((await status(port, 1000)) === "running" ? true : undefined), { timeoutMs: Math.min(SCREEN_CHANGE_MS, timeoutMs), intervalMs: 10 });
+  await pollStatus(port, (s) => s.status === "running", { timeoutMs: Math.min(SCREEN_CHANGE_MS, timeoutMs), intervalMs: 10 });
   return waitStable(port, Math.max(0, deadline - Date.now()));
 }
 
 /** Lets a running turn end; past the bound, cancels it the way a user would, so Goose can still exit by itself. */
 export async function settleTurn(port: number, t: StopTimeouts): Promise<{ note: string; ranTurn: boolean; cancelled: boolean }> {
-  const now = await status(port, 1000);
+  const now = await status(port);
   if (now === null) return { note: "status unavailable", ranTurn: false, cancelled: false };
   if (now !== "running") return { note: `agent ${now}`, ranTurn: false, cancelled: false };
   if (await waitStable(port, t.turn_ms)) return { note: "the running turn finished", ranTurn: true, cancelled: false };
@@ -92,7 +89,7 @@ export interface StopOptions {
 
 /** Asks an idle Goose to exit by itself (AgentAPI then saves and exits); SIGTERM and SIGKILL only when that fails. */
 export async function stopAgentapi(pid: number, port: number, t: StopTimeouts, opts: StopOptions): Promise<void> {
-  if ((await status(port, 1000)) === "stable") {
+  if ((await status(port)) === "stable") {
     const problem = await exitByItself(pid, port, t, opts);
     if (problem === null) return log("Goose exited on /exit, and AgentAPI with it");
     log(`${problem}; sending SIGTERM`);

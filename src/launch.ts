@@ -2,7 +2,8 @@ import { open } from "node:fs/promises";
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { ModulePaths } from "./config.js";
-import { agentapiUrl, getJson, pollUntil } from "./http.js";
+import { pollUntil } from "./http.js";
+import { getStatus, pollStatus, type AgentStatus } from "./agentapi-status.js";
 import { StepError, log, warn } from "./log.js";
 import { listensOn, describePortHolder } from "./port-owner.js";
 import { writeFileAtomic } from "./safe-fs.js";
@@ -38,22 +39,6 @@ export async function spawnAgentapi(opts: { binary: string; args: string[]; env:
   }
 }
 
-export interface AgentStatus {
-  status: string;
-  agent_type?: string;
-}
-
-/** Polls AgentAPI's /status until `accept` takes the answer, failing early if the process exits. */
-function pollStatus(port: number, accept: (status: AgentStatus) => boolean, opts: { timeoutMs: number; exited: () => string | undefined }) {
-  return pollUntil<AgentStatus>(
-    async () => {
-      const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), 2000);
-      return reply.ok && typeof reply.body.status === "string" && accept(reply.body) ? reply.body : undefined;
-    },
-    { timeoutMs: opts.timeoutMs, intervalMs: 50, abort: opts.exited },
-  );
-}
-
 /** Waits for AgentAPI's /status to answer at all. */
 export function waitForReady(port: number, opts: { timeoutMs: number; exited: () => string | undefined }) {
   return pollStatus(port, () => true, opts);
@@ -66,11 +51,7 @@ export function waitForReady(port: number, opts: { timeoutMs: number; exited: ()
  */
 function waitForOwnServer(pid: number, port: number, exited: () => string | undefined) {
   return pollUntil<AgentStatus>(
-    async () => {
-      if (!(await listensOn(pid, port))) return undefined;
-      const reply = await getJson<AgentStatus>(agentapiUrl(port, "/status"), 2000);
-      return reply.ok && typeof reply.body.status === "string" ? reply.body : undefined;
-    },
+    async () => ((await listensOn(pid, port)) ? ((await getStatus(port)) ?? undefined) : undefined),
     { timeoutMs: READY_TIMEOUT_MS, intervalMs: 50, abort: exited },
   );
 }

@@ -1,5 +1,5 @@
 import { readdir, readFile, readlink } from "node:fs/promises";
-import { readCmdline } from "./process-info.js";
+import { parentPid, readCmdline } from "./process-info.js";
 
 export interface Listener {
   inode: string;
@@ -50,15 +50,8 @@ export async function socketHolders(inodes: Set<string>): Promise<number[]> {
   return holders;
 }
 
-async function parentOf(pid: number): Promise<number | null> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-  // Field 4 (ppid) follows the parenthesised command name, which may contain spaces.
-  const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
-}
-
 async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
-  for (let current: number | null = pid, hops = 0; current !== null && hops < 64; current = await parentOf(current), hops++) {
+  for (let current: number | null = pid, hops = 0; current !== null && hops < 64; current = await parentPid(current), hops++) {
     if (current === ancestor) return true;
   }
   return false;

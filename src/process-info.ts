@@ -29,6 +29,14 @@ export async function readPidFile(file: string): Promise<number | null> {
   }
 }
 
+/** The parent of a process, from /proc/<pid>/stat; null when it is gone. */
+export async function parentPid(pid: number | string): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  // Field 4 (ppid) follows the parenthesised command name, which may contain spaces.
+  const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

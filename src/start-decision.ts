@@ -12,6 +12,8 @@ export interface LaunchPlan {
   sessionName: string;
   probe: SessionProbe;
   decision: StartDecision;
+  /** The state file's text as read for the decision (null when there is none), so it is read once. */
+  stateText: string | null;
   stateSummary: StateSummary;
   turn: TurnDecision;
 }
@@ -27,7 +29,8 @@ export async function decideLaunch(opts: { goose: GooseSettings; gooseBin: strin
   const probe: SessionProbe = goose.continue
     ? await probeSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder })
     : { kind: "unknown", reason: "not checked" };
-  const stateSummary = summarizeState(await readOptional(paths.stateFile));
+  const stateText = await readOptional(paths.stateFile);
+  const stateSummary = summarizeState(stateText);
   const owner = await readChatOwner(paths.stateOwner);
   const decision = decideStart({ continueSession: goose.continue, sessionName: name, probe, state: stateSummary, owner });
   log(`${decision.mode} start: ${decision.reason}`);
@@ -38,5 +41,5 @@ export async function decideLaunch(opts: { goose: GooseSettings; gooseBin: strin
   const tail = decision.mode === "warm" ? await readConversationTail({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder, ...(probe.kind === "found" ? { expectedId: probe.id } : {}) }) : { kind: "unknown" as const, reason: "cold start" };
   const turn = decideInterruptedTurn({ enabled: goose.continue_interrupted_turn !== false, mode: decision.mode, probe: tail });
   if (decision.mode === "warm") (turn.action === "wait" ? warn : log)(`interrupted turn: ${turn.reason}`);
-  return { sessionName: name, probe, decision, stateSummary, turn };
+  return { sessionName: name, probe, decision, stateText, stateSummary, turn };
 }

@@ -2,7 +2,7 @@ import { readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import type { ModulePaths } from "./config.js";
 import { log, warn } from "./log.js";
-import { copyFileAtomic, pruneOldest, writeFileAtomic } from "./safe-fs.js";
+import { pruneOldest, writeFileAtomic } from "./safe-fs.js";
 import type { ChatOwner } from "./session-decision.js";
 import type { LaunchPlan } from "./start-decision.js";
 import { cleanStatusMessages } from "./state-verify.js";
@@ -37,14 +37,13 @@ async function setStateAside(paths: ModulePaths, why: string): Promise<void> {
  * stopped before it has loaded the chat and overwrites it with a near-empty one.
  */
 export async function prepareState(paths: ModulePaths, plan: LaunchPlan): Promise<string | null> {
-  const { decision, stateSummary, probe } = plan;
+  const { decision, stateText, stateSummary, probe } = plan;
   await rm(`${paths.stateFile}.tmp`, { force: true });
   let backup: string | null = null;
   if (decision.state === "set-aside") {
     await setStateAside(paths, decision.stateReason ?? "stale AgentAPI state");
-  } else if (decision.state === "keep" && stateSummary.kind === "valid") {
-    await cleanStatusMessages(paths.stateFile, await readFile(paths.stateFile, "utf8"));
-    await copyFileAtomic(paths.stateFile, paths.stateBackup);
+  } else if (decision.state === "keep" && stateSummary.kind === "valid" && stateText !== null) {
+    await writeFileAtomic(paths.stateBackup, await cleanStatusMessages(paths.stateFile, stateText), { mode: 0o600 });
     log(`AgentAPI state: ${stateSummary.messages} message(s) kept; backup at ${paths.stateBackup}`);
     backup = paths.stateBackup;
   } else {

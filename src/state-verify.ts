@@ -37,14 +37,19 @@ export async function verifyStateAfterStop(opts: { stateFile: string; backupFile
   return verdict.lost;
 }
 
-/** Removes agent messages that hold only Goose's spinner or status lines; writes nothing when there are none. */
-export async function cleanStatusMessages(stateFile: string, text: string): Promise<void> {
+/**
+ * Removes agent messages that hold only Goose's spinner or status lines;
+ * writes nothing when there are none. Returns the text the file now holds.
+ */
+export async function cleanStatusMessages(stateFile: string, text: string): Promise<string> {
   const cleaned = removeStatusOnlyMessages(text);
-  if (!cleaned) return;
+  if (!cleaned) return text;
   try {
     await writeFileAtomic(stateFile, cleaned.text, { mode: 0o600 });
     log(`state: removed ${cleaned.removed} message(s) that showed only Goose's spinner or status line`);
+    return cleaned.text;
   } catch (error) {
     warn(`state: could not remove ${cleaned.removed} spinner-only message(s) from ${stateFile}: ${(error as Error).message}`);
+    return text;
   }
 }

@@ -1,16 +1,12 @@
 import { readdir, readFile } from "node:fs/promises";
-import { isAlive } from "./process-info.js";
+import { isAlive, parentPid } from "./process-info.js";
 import { pollUntil } from "./http.js";
 
 /** Direct children of a process, from /proc (the agent runs in its own session under AgentAPI). */
 export async function childPids(parent: number): Promise<number[]> {
   const children: number[] = [];
   for (const entry of await readdir("/proc").catch(() => [] as string[])) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    // Field 4 (ppid) follows the parenthesised command name, which may contain spaces.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[1]) === parent) children.push(Number(entry));
+    if (/^[0-9]+$/.test(entry) && (await parentPid(entry)) === parent) children.push(Number(entry));
   }
   return children;
 }

@@ -13,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { startModelStub, type ModelStub } from "../model-stub/server.js";
+import { gooseSessionsDb as moduleSessionsDb } from "../../src/goose-sessions.js";
 
 /** The folder with package.json and test/goose-double, from this file upwards (also right from a bundle in .tmp/). */
 function findRepoRoot(start: string): string {
@@ -130,13 +131,9 @@ export function gooseUnderTest(bin: string | undefined = process.env.GOOSE_BIN):
 
 // ---- Goose's own database: what was delivered and answered ------------------------------
 
-/** Where Goose keeps its sessions database for this environment (GOOSE_PATH_ROOT, XDG_DATA_HOME, HOME). */
+/** Where Goose keeps its sessions database for this environment: the module's own rule (GOOSE_PATH_ROOT, XDG_DATA_HOME, HOME). */
 export function gooseSessionsDb(env: NodeJS.ProcessEnv): string {
-  const root = env.GOOSE_PATH_ROOT;
-  if (root && path.isAbsolute(root)) return path.join(root, "data", "sessions", "sessions.db");
-  const xdg = env.XDG_DATA_HOME;
-  const data = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME ?? os.homedir(), ".local", "share");
-  return path.join(data, "goose", "sessions", "sessions.db");
+  return moduleSessionsDb(env, env.HOME ?? os.homedir());
 }
 
 /**

@@ -1,9 +1,10 @@
 // Bundles src/start.ts and src/shutdown.ts into self-contained ES modules under
 // scripts/, which the Terraform module embeds. Output is deterministic so CI
 // can rebuild and diff it.
-import { build } from "esbuild";
+
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 
 // yaml's Node entry is CommonJS, which esbuild cannot tree-shake and which
 // calls require() at run time; its ES module build ("default" in its exports

@@ -12,8 +12,9 @@ terraform {
 data "coder_workspace" "me" {}
 
 locals {
-  app_slug     = "goose"
-  session_name = var.session_name != "" ? var.session_name : "coder-${data.coder_workspace.me.id}"
+  app_slug      = "goose"
+  module_folder = ".coder-modules/coder/goose"
+  session_name  = var.session_name != "" ? var.session_name : "coder-${data.coder_workspace.me.id}"
 
   extra_extensions = (
     var.additional_extensions == null ? {} :
@@ -27,30 +28,48 @@ locals {
     tonumber(local.agentapi_version_parts[1]) >= 12
   )
 
-  # Everything the start script needs about Goose. It reaches the workspace as
-  # gzip+base64 inside the coder_script, never as shell source.
-  goose_config = {
-    install        = var.install_goose
-    version        = trimprefix(var.goose_version, "v")
-    installer_url  = var.goose_installer_url
-    provider       = var.goose_provider
-    model          = var.goose_model
-    prompt         = var.ai_prompt
-    system_prompt  = var.system_prompt
-    session_name   = local.session_name
-    continue       = var.continue
-    app_slug       = local.app_slug
-    extensions     = local.extra_extensions
-    install_script = { pre = var.pre_install_script == null ? "" : var.pre_install_script, post = var.post_install_script == null ? "" : var.post_install_script }
+  # The goose part of each script's settings; the AgentAPI layer adds its own
+  # part (port, persistence, paths, task) beside it. Both reach the workspace as
+  # gzip+base64 inside the coder_script, never as shell source. Each member is
+  # read by src/config.ts, which owns the defaults.
+  start_settings = {
+    folder = trimsuffix(var.folder, "/") == "" ? "/" : trimsuffix(var.folder, "/")
+    agentapi = {
+      install      = var.install_agentapi
+      version      = var.agentapi_version
+      download_url = var.agentapi_download_url
+    }
+    goose = {
+      install        = var.install_goose
+      version        = trimprefix(var.goose_version, "v")
+      installer_url  = var.goose_installer_url
+      provider       = var.goose_provider
+      model          = var.goose_model
+      prompt         = var.ai_prompt
+      system_prompt  = var.system_prompt
+      session_name   = local.session_name
+      continue       = var.continue
+      app_slug       = local.app_slug
+      extensions     = local.extra_extensions
+      install_script = { pre = var.pre_install_script == null ? "" : var.pre_install_script, post = var.post_install_script == null ? "" : var.post_install_script }
 
-    continue_interrupted_turn = var.continue_interrupted_turn
+      continue_interrupted_turn = var.continue_interrupted_turn
+    }
+  }
+
+  stop_settings = {
+    log_snapshot = var.task_log_snapshot
+    timeouts = {
+      turn_ms = var.stop_turn_wait_seconds * 1000
+      term_ms = var.stop_sigterm_wait_seconds * 1000
+    }
   }
 }
 
 check "agentapi_version_supports_persistence" {
   assert {
     condition     = !var.enable_state_persistence || !var.install_agentapi || local.agentapi_has_persistence
-    error_message = "enable_state_persistence needs AgentAPI v0.12.0 or newer, but agentapi_version is ${var.agentapi_version}: the chat history will not survive a restart. Set agentapi_version to v0.12.1, or enable_state_persistence = false."
+    error_message = "enable_state_persistence needs AgentAPI v0.12.0 or newer, but agentapi_version is ${var.agentapi_version}: the chat history will not survive a restart. Remove agentapi_version to use the module default, or set enable_state_persistence = false."
   }
 }
 
@@ -58,34 +77,26 @@ module "agentapi" {
   source = "./modules/agentapi"
 
   agent_id      = var.agent_id
-  folder        = var.folder
+  app_slug      = local.app_slug
+  display_name  = "Goose"
   icon          = var.icon
   order         = var.order
   group         = var.group
-  app_slug      = local.app_slug
-  display_name  = "Goose"
-  cli_app       = var.cli_app
   web_app       = var.web_app
+  cli_app       = var.cli_app
   subdomain     = var.subdomain
-  module_folder = ".coder-modules/coder/goose"
-
-  install_agentapi      = var.install_agentapi
-  agentapi_version      = var.agentapi_version
-  agentapi_port         = var.agentapi_port
-  agentapi_download_url = var.agentapi_download_url
+  module_folder = local.module_folder
+  agentapi_port = var.agentapi_port
 
   enable_state_persistence = var.enable_state_persistence
   state_file_path          = var.state_file_path
   pid_file_path            = var.pid_file_path
-  task_log_snapshot        = var.task_log_snapshot
-
-  stop_turn_wait_seconds    = var.stop_turn_wait_seconds
-  stop_sigterm_wait_seconds = var.stop_sigterm_wait_seconds
 
   install_node      = var.install_node
   node_download_url = var.node_download_url
 
-  start_script = file("${path.module}/scripts/start.mjs")
-  stop_script  = file("${path.module}/scripts/shutdown.mjs")
-  agent_config = local.goose_config
+  start_script   = file("${path.module}/scripts/start.mjs")
+  stop_script    = file("${path.module}/scripts/shutdown.mjs")
+  start_settings = jsonencode(local.start_settings)
+  stop_settings  = jsonencode(local.stop_settings)
 }

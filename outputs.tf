@@ -10,5 +10,5 @@ output "session_name" {
 
 output "module_directory" {
   description = "The folder, relative to $HOME, that holds the module's scripts, logs, state and PID files."
-  value       = module.agentapi.module_folder
+  value       = local.module_folder
 }

@@ -134,11 +134,11 @@ variable "install_agentapi" {
 variable "agentapi_version" {
   description = "The AgentAPI release to install, as vX.Y.Z. State persistence needs v0.12.0 or newer."
   type        = string
-  default     = "v0.12.1"
+  default     = "v0.12.2"
 
   validation {
     condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.agentapi_version))
-    error_message = "agentapi_version must be a release tag such as \"v0.12.1\"."
+    error_message = "agentapi_version must be a release tag vX.Y.Z (for example \"v1.2.3\")."
   }
 }
 

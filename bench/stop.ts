@@ -1,34 +1,28 @@
 // Idle-stop timing on this machine, all in one run, against real AgentAPI and
 // the Goose test double, which ignores SIGINT at its prompt as real Goose
-// 1.46.1 does: our rendered stop coder_script (`sh -c`, as the Coder agent
-// runs it); a re-implementation of the registry agentapi module's shutdown
-// sequence, as coder-registry.md §2.4 and agentapi.md describe it (SIGUSR1, a
-// fixed `sleep 1`, GET /messages and the snapshot POST, SIGTERM, then an
-// unbounded wait for the PID); and the floor, AgentAPI alone driven from this
-// process: SIGUSR1 until the save is confirmed, then `/exit` typed into Goose,
-// timed to AgentAPI's exit. Each runs right after a short conversation,
-// alternating, several times each.
+// 1.46.1 does:
+// - our rendered stop coder_script (`sh -c`, as the Coder agent runs it);
+// - a re-implementation of the registry agentapi module's shutdown sequence
+//   (registry/coder/modules/agentapi/scripts/agentapi-shutdown.sh in
+//   coder/registry): SIGUSR1, a fixed `sleep 1`, GET /messages and the
+//   snapshot POST, SIGTERM, then an unbounded wait for the PID;
+// - the floor, AgentAPI alone driven from this process: SIGUSR1 until the save
+//   is confirmed, then `/exit` typed into Goose, timed to AgentAPI's exit.
+// Each runs right after a short conversation, alternating, several times each.
 //
 // Run: npm run bench -- [runs per variant, default 5]
 //
 // Timing goals live here, never in tests.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { readFile, rm, stat } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { renderModule, tools, Workspace } from "../test/integration/harness.js";
+import { CoderEndpoint, isRunning, renderModule, tools, Workspace } from "../support/workspace/index.js";
 
 const runs = Number(process.argv[2] ?? 5);
 // Goals for an idle stop (issue 13): a median of at most 250 ms for the whole
 // coder_script, within 150 ms of AgentAPI's own floor measured in the same run.
 const GOAL_MEDIAN_MS = 250;
 const GOAL_OVER_FLOOR_MS = 150;
-
-async function alive(pid: number): Promise<boolean> {
-  const text = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-  return text !== "" && !text.slice(text.lastIndexOf(")") + 2).startsWith("Z");
-}
 
 async function fileMark(file: string): Promise<string> {
   const s = await stat(file).catch(() => null);
@@ -48,8 +42,8 @@ async function floorStop(ws: Workspace): Promise<number> {
     if ((await fileMark(stateFile)) !== markBefore) break;
     if (/State saved successfully|Skipping state save/.test((await readFile(agentLog, "utf8")).slice(logBefore))) break;
   }
-  await fetch(ws.url("/message"), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ type: "raw", content: "/exit\r" }) });
-  while (await alive(pid)) await new Promise((resolve) => setTimeout(resolve, 1));
+  await ws.agentapi.post("/exit\r", "raw");
+  while (await isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, 1));
   return Math.round(performance.now() - started);
 }
 
@@ -111,7 +105,10 @@ fi
 function stats(values: number[]): string {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length / 2;
-  const median = sorted.length % 2 ? (sorted[Math.floor(mid)] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const median =
+    sorted.length % 2
+      ? (sorted[Math.floor(mid)] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
   return `min ${sorted[0]} ms, median ${Math.round(median)} ms, max ${sorted[sorted.length - 1]} ms (n=${sorted.length})`;
 }
 
@@ -121,19 +118,10 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<number> {
-  let snapshots = 0;
-  const coder = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      if (req.method === "POST" && /\/log-snapshot$/.test(new URL(req.url ?? "/", "http://x").pathname)) snapshots++;
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => coder.listen(0, "127.0.0.1", resolve));
-  const coderUrl = `http://127.0.0.1:${(coder.address() as AddressInfo).port}`;
+  const coder = await CoderEndpoint.start();
   const ws = await Workspace.create();
   const taskId = randomUUID();
-  ws.setEnv({ CODER_AGENT_URL: coderUrl, CODER_AGENT_TOKEN: randomBytes(16).toString("hex") });
+  ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: coder.token });
   type Variant = "ours" | "registry" | "registry, zombie-aware wait" | "floor";
   const variants: Variant[] = ["ours", "registry", "registry, zombie-aware wait", "floor"];
   const results: Record<Variant, number[]> = { ours: [], registry: [], "registry, zombie-aware wait": [], floor: [] };
@@ -149,7 +137,7 @@ async function main(): Promise<number> {
         install_agentapi: false,
         agentapi_port: ws.port,
       },
-      { CODER_TASK_ID: taskId, CODER_WORKSPACE_ID: randomUUID(), CODER_AGENT_URL: `${coderUrl}/` },
+      { CODER_TASK_ID: taskId, CODER_WORKSPACE_ID: randomUUID(), CODER_AGENT_URL: `${coder.url}/` },
     );
     const pidFile = path.join(ws.moduleDir, "agentapi.pid");
     const scripts: Record<Exclude<Variant, "floor">, string> = {
@@ -157,37 +145,45 @@ async function main(): Promise<number> {
       registry: registrySequence(pidFile, ws.port, taskId, false),
       "registry, zombie-aware wait": registrySequence(pidFile, ws.port, taskId, true),
     };
-    console.log(`bench: AgentAPI ${tools.agentapiNewVersion}, Goose test double (SIGINT ignored at its prompt, as real Goose), ${runs} run(s) per variant, home ${ws.home}`);
+    console.log(
+      `bench: AgentAPI ${tools.agentapiNewVersion}, Goose test double (SIGINT ignored at its prompt, as real Goose), ${runs} run(s) per variant, home ${ws.home}`,
+    );
     for (let i = 0; i < runs; i++) {
       // Rotate which goes first, so none always runs on a warmer machine.
       const order = variants.map((_, k) => variants[(i + k) % variants.length] as Variant);
       for (const variant of order) {
         const started = await ws.runScript(rendered.start);
-        if (started.code !== 0) throw new Error(`start script exited ${started.code}:\n${started.stdout}\n${started.stderr}`);
+        if (started.code !== 0)
+          throw new Error(`start script exited ${started.code}:\n${started.stdout}\n${started.stderr}`);
         await ws.waitStable();
         await ws.send(`bench message ${i} for ${variant}`);
         const before = (await ws.messages()).length;
-        const postsBefore = snapshots;
+        const postsBefore = coder.snapshots().length;
         let ms: number;
         if (variant === "floor") {
           ms = await floorStop(ws);
         } else {
           const stopped = await ws.runScript(scripts[variant]);
-          if (stopped.code !== 0) throw new Error(`${variant} stop exited ${stopped.code}:\n${stopped.stdout}\n${stopped.stderr}`);
-          if (snapshots !== postsBefore + 1) throw new Error(`${variant} stop: ${snapshots - postsBefore} snapshot POST(s), expected 1`);
+          if (stopped.code !== 0)
+            throw new Error(`${variant} stop exited ${stopped.code}:\n${stopped.stdout}\n${stopped.stderr}`);
+          const posts = coder.snapshots().length - postsBefore;
+          if (posts !== 1) throw new Error(`${variant} stop: ${posts} snapshot POST(s), expected 1`);
           ms = stopped.ms;
         }
         await ws.waitFor(`${variant}: AgentAPI gone`, async () => (await ws.status()) === null, 10_000);
         const saved = JSON.parse((await ws.readModuleFile("agentapi-state.json")) ?? "{}") as { messages?: unknown[] };
         const savedCount = saved.messages?.length ?? 0;
-        if (savedCount !== before) throw new Error(`${variant} stop: state file holds ${savedCount} message(s), /messages showed ${before}`);
+        if (savedCount !== before)
+          throw new Error(`${variant} stop: state file holds ${savedCount} message(s), /messages showed ${before}`);
         results[variant].push(ms);
-        console.log(`bench: run ${i + 1} ${variant.padEnd(28)} ${String(ms).padStart(5)} ms (${before} messages saved${variant === "floor" ? "" : ", snapshot posted"})`);
+        console.log(
+          `bench: run ${i + 1} ${variant.padEnd(28)} ${String(ms).padStart(5)} ms (${before} messages saved${variant === "floor" ? "" : ", snapshot posted"})`,
+        );
       }
     }
   } finally {
     await ws.cleanup();
-    coder.close();
+    await coder.close();
     await rm(ws.home, { recursive: true, force: true });
   }
   console.log("");
@@ -199,9 +195,13 @@ async function main(): Promise<number> {
   const theirs = median(results.registry);
   const theirsFair = median(results["registry, zombie-aware wait"]);
   const floor = median(results.floor);
-  console.log(`registry / ours: ${(theirs / ours).toFixed(1)}x (zombie-aware wait: ${(theirsFair / ours).toFixed(1)}x); ours - floor: ${ours - floor} ms`);
+  console.log(
+    `registry / ours: ${(theirs / ours).toFixed(1)}x (zombie-aware wait: ${(theirsFair / ours).toFixed(1)}x); ours - floor: ${ours - floor} ms`,
+  );
   const ok = ours <= GOAL_MEDIAN_MS && ours - floor <= GOAL_OVER_FLOOR_MS;
-  console.log(`${ok ? "GOAL MET" : "GOAL MISSED"}: our median <= ${GOAL_MEDIAN_MS} ms and within ${GOAL_OVER_FLOOR_MS} ms of the floor`);
+  console.log(
+    `${ok ? "GOAL MET" : "GOAL MISSED"}: our median <= ${GOAL_MEDIAN_MS} ms and within ${GOAL_OVER_FLOOR_MS} ms of the floor`,
+  );
   return 0;
 }
 

@@ -1,4 +1,5 @@
-import { agentapiUrl, getJson, pollUntil } from "./http.js";
+import { agentapiUrl, getJson } from "./http.js";
+import { pollUntil } from "./poll.js";
 
 export interface AgentStatus {
   status: string;
@@ -12,7 +13,11 @@ export async function getStatus(port: number, timeoutMs = 1000): Promise<AgentSt
 }
 
 /** Polls /status until `accept` takes the answer, the bound passes, or `exited` says the process is gone. */
-export function pollStatus(port: number, accept: (status: AgentStatus) => boolean, opts: { timeoutMs: number; intervalMs?: number; exited?: () => string | undefined }) {
+export function pollStatus(
+  port: number,
+  accept: (status: AgentStatus) => boolean,
+  opts: { timeoutMs: number; intervalMs?: number; exited?: () => string | undefined },
+) {
   return pollUntil<AgentStatus>(
     async () => {
       const now = await getStatus(port);

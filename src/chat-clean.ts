@@ -45,7 +45,9 @@ export function removeStatusOnlyMessages(text: string): { text: string; removed:
   }
   if (!state || typeof state !== "object" || !Array.isArray(state.messages)) return null;
   const messages = state.messages as SavedMessage[];
-  const kept = messages.filter((m) => !(m && m.role === "agent" && typeof m.message === "string" && isStatusOnly(m.message)));
+  const kept = messages.filter(
+    (m) => !(m && m.role === "agent" && typeof m.message === "string" && isStatusOnly(m.message)),
+  );
   if (kept.length === messages.length) return null;
   const positional = messages.every((m, index) => m?.id === index);
   const renumbered = positional ? kept.map((m, index) => ({ ...m, id: index })) : kept;

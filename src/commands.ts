@@ -12,11 +12,17 @@ export type StartMode = "cold" | "warm";
  * would depend on it recognising Goose's input box and on its state file
  * (absent before v0.12.0) to remember it was sent.
  */
-export function buildGooseArgs(mode: StartMode, sessionName: string, promptFile: string | null, continueTurn = false): string[] {
+export function buildGooseArgs(
+  mode: StartMode,
+  sessionName: string,
+  promptFile: string | null,
+  continueTurn = false,
+): string[] {
   // `goose session --resume` sends nothing; `goose run --resume --interactive
-  // --text T` adds T as a new user turn and then stays interactive (goose.md
-  // §1.3, crates/goose-cli/src/cli.rs handle_run_command).
-  if (mode === "warm" && continueTurn) return ["run", "--resume", "--name", sessionName, "--interactive", "--text", CONTINUATION_TEXT];
+  // --text T` adds T as a new user turn and then stays interactive (crates/goose-cli/src/cli.rs
+  // handle_run_command in aaif-goose/goose).
+  if (mode === "warm" && continueTurn)
+    return ["run", "--resume", "--name", sessionName, "--interactive", "--text", CONTINUATION_TEXT];
   if (mode === "warm") return ["session", "--resume", "--name", sessionName];
   if (promptFile) return ["run", "--interactive", "--name", sessionName, "--instructions", promptFile];
   return ["session", "--name", sessionName];
@@ -27,7 +33,12 @@ export interface PersistenceFiles {
   pidFile: string;
 }
 
-export function buildAgentapiArgs(opts: { port: number; persistence: PersistenceFiles | null; goose: string; gooseArgs: string[] }): string[] {
+export function buildAgentapiArgs(opts: {
+  port: number;
+  persistence: PersistenceFiles | null;
+  goose: string;
+  gooseArgs: string[];
+}): string[] {
   const args = ["server", "--type", "goose", "--port", String(opts.port)];
   if (opts.persistence) args.push("--state-file", opts.persistence.stateFile, "--pid-file", opts.persistence.pidFile);
   return [...args, "--", opts.goose, ...opts.gooseArgs];
@@ -41,7 +52,13 @@ export function buildAgentapiArgs(opts: { port: number; persistence: Persistence
  */
 export function buildLaunchEnv(
   base: NodeJS.ProcessEnv,
-  opts: { chatBasePath: string; persistence: PersistenceFiles | null; provider: string; model: string; pathPrefix: string[] },
+  opts: {
+    chatBasePath: string;
+    persistence: PersistenceFiles | null;
+    provider: string;
+    model: string;
+    pathPrefix: string[];
+  },
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {

@@ -1,6 +1,26 @@
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
+import { FieldError, Fields } from "./json-fields.js";
 import { StepError } from "./log.js";
+
+// The settings document each coder_script hands its script: the AgentAPI
+// layer's part under "layer" (modules/agentapi/main.tf) and this module's part
+// under "agent" (main.tf). Terraform sends only what the script reads; this file
+// checks every field and owns every default.
+
+/** Where the module keeps its files in the workspace. */
+export interface ModulePaths {
+  dir: string;
+  logs: string;
+  scripts: string;
+  bin: string;
+  stateFile: string;
+  stateBackup: string;
+  stateOwner: string;
+  pidFile: string;
+  launchRecord: string;
+  promptFile: string;
+}
 
 export interface AgentapiSettings {
   install: boolean;
@@ -9,8 +29,6 @@ export interface AgentapiSettings {
   port: number;
   chat_base_path: string;
   persistence: boolean;
-  state_file: string;
-  pid_file: string;
 }
 
 export interface GooseSettings {
@@ -25,55 +43,33 @@ export interface GooseSettings {
   continue: boolean;
   continue_interrupted_turn: boolean;
   app_slug: string;
-  extensions: Record<string, unknown>;
+  extensions: Record<string, Record<string, unknown>>;
   install_script: { pre: string; post: string };
 }
 
 export interface StartConfig {
-  module_folder: string;
   folder: string;
+  paths: ModulePaths;
   agentapi: AgentapiSettings;
   agent: GooseSettings;
 }
 
-export interface StopTimeouts {
-  save_ms: number;
-  turn_ms: number;
-  term_ms: number;
-  http_ms: number;
-  cancel_ms: number;
-  exit_ms: number;
-}
-
 export interface StopConfig {
-  module_folder: string;
-  agentapi: AgentapiSettings;
+  paths: ModulePaths;
+  port: number;
   task: { enabled: boolean; id: string; log_snapshot: boolean };
-  /** The template sets the turn and SIGTERM bounds; the stop script has defaults for the rest. */
-  timeouts?: Partial<StopTimeouts>;
+  /** The template's bounds for a running turn and for AgentAPI's exit after SIGTERM. */
+  bounds: { turn_ms: number; term_ms: number };
 }
 
-export interface ModulePaths {
-  dir: string;
-  logs: string;
-  scripts: string;
-  bin: string;
-  stateFile: string;
-  stateBackup: string;
-  stateOwner: string;
-  pidFile: string;
-  launchRecord: string;
-  promptFile: string;
-}
+const ENV_NAME = "CODER_MODULE_SETTINGS";
+const MAX_PORT = 65535;
+// variables.tf accepts up to 300 s for each stop bound.
+const MAX_BOUND_MS = 300_000;
 
-/** Terraform spells the default paths with a literal "$HOME/" prefix. */
-export function expandHome(file: string, home: string): string {
-  return file.startsWith("$HOME/") ? path.join(home, file.slice("$HOME/".length)) : file;
-}
-
-export function resolvePaths(home: string, moduleFolder: string, agentapi: Pick<AgentapiSettings, "state_file" | "pid_file">): ModulePaths {
-  const dir = path.join(home, moduleFolder);
-  const stateFile = agentapi.state_file ? expandHome(agentapi.state_file, home) : path.join(dir, "agentapi-state.json");
+function modulePaths(home: string, layer: Fields): ModulePaths {
+  const dir = path.join(home, layer.string("module_folder"));
+  const stateFile = layer.path("state_file", path.join(dir, "agentapi-state.json"));
   return {
     dir,
     logs: path.join(dir, "logs"),
@@ -82,30 +78,110 @@ export function resolvePaths(home: string, moduleFolder: string, agentapi: Pick<
     stateFile,
     stateBackup: `${stateFile}.bak`,
     stateOwner: `${stateFile}.owner.json`,
-    pidFile: agentapi.pid_file ? expandHome(agentapi.pid_file, home) : path.join(dir, "agentapi.pid"),
+    pidFile: layer.path("pid_file", path.join(dir, "agentapi.pid")),
     launchRecord: path.join(dir, "agentapi-launch.json"),
     promptFile: path.join(dir, "task-prompt.md"),
   };
 }
 
+function parseGoose(goose: Fields): GooseSettings {
+  const scripts = goose.object("install_script");
+  return {
+    install: goose.boolean("install"),
+    version: goose.string("version"),
+    installer_url: goose.string("installer_url"),
+    provider: goose.string("provider"),
+    model: goose.string("model"),
+    prompt: goose.string("prompt"),
+    system_prompt: goose.string("system_prompt"),
+    session_name: goose.string("session_name"),
+    continue: goose.boolean("continue"),
+    continue_interrupted_turn: goose.boolean("continue_interrupted_turn"),
+    app_slug: goose.string("app_slug"),
+    extensions: goose.objectMap("extensions"),
+    install_script: { pre: scripts.string("pre"), post: scripts.string("post") },
+  };
+}
+
+function parsed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof FieldError)) throw error;
+    throw new StepError(
+      `the module settings are not valid: ${error.message}. The coder_script and its settings come from different module versions, or were edited; re-apply the template so the script is rendered again.`,
+    );
+  }
+}
+
+export function parseStartConfig(document: unknown, home: string): StartConfig {
+  return parsed(() => {
+    const root = Fields.of(document, "settings");
+    const layer = root.object("layer");
+    const agent = root.object("agent");
+    const agentapi = agent.object("agentapi");
+    return {
+      folder: agent.path("folder", home),
+      paths: modulePaths(home, layer),
+      agentapi: {
+        install: agentapi.boolean("install"),
+        version: agentapi.string("version"),
+        download_url: agentapi.string("download_url"),
+        port: layer.integer("port", 1, MAX_PORT),
+        chat_base_path: layer.string("chat_base_path"),
+        persistence: layer.boolean("persistence"),
+      },
+      agent: parseGoose(agent.object("goose")),
+    };
+  });
+}
+
+export function parseStopConfig(document: unknown, home: string): StopConfig {
+  return parsed(() => {
+    const root = Fields.of(document, "settings");
+    const layer = root.object("layer");
+    const agent = root.object("agent");
+    const task = layer.object("task");
+    const bounds = agent.object("timeouts");
+    return {
+      paths: modulePaths(home, layer),
+      port: layer.integer("port", 1, MAX_PORT),
+      task: { enabled: task.boolean("enabled"), id: task.string("id"), log_snapshot: agent.boolean("log_snapshot") },
+      bounds: {
+        turn_ms: bounds.integer("turn_ms", 0, MAX_BOUND_MS),
+        term_ms: bounds.integer("term_ms", 0, MAX_BOUND_MS),
+      },
+    };
+  });
+}
+
 export function homeDir(): string {
   const home = process.env.HOME;
-  if (!home) throw new StepError("HOME is not set; the module keeps its files under $HOME/.coder-modules and cannot run without it.");
+  if (!home)
+    throw new StepError(
+      "HOME is not set; the module keeps its files under $HOME/.coder-modules and cannot run without it.",
+    );
   return home;
 }
 
 /**
- * The settings the coder_script passes in GOOSE_MODULE_SETTINGS (gzip+base64
- * JSON). They are read from the environment, not a file, so a stop needs no
- * disk space; the variable is removed at once so no child inherits the prompt.
+ * The settings document the coder_script passes in CODER_MODULE_SETTINGS
+ * (gzip+base64 JSON). It comes through the environment, not a file, so a stop
+ * needs no disk space; the variable is removed at once so no child inherits
+ * the prompt.
  */
-export function readSettings<T>(env: NodeJS.ProcessEnv = process.env): T {
-  const encoded = env.GOOSE_MODULE_SETTINGS;
-  delete env.GOOSE_MODULE_SETTINGS;
-  if (!encoded) throw new StepError("no settings given (GOOSE_MODULE_SETTINGS is not set); run this script through the module's coder_script.");
+export function readSettingsDocument(env: NodeJS.ProcessEnv = process.env): unknown {
+  const encoded = env[ENV_NAME];
+  delete env[ENV_NAME];
+  if (!encoded)
+    throw new StepError(
+      `no settings given (${ENV_NAME} is not set); run this script through the module's coder_script.`,
+    );
   try {
-    return JSON.parse(gunzipSync(Buffer.from(encoded, "base64")).toString("utf8")) as T;
+    return JSON.parse(gunzipSync(Buffer.from(encoded, "base64")).toString("utf8"));
   } catch (error) {
-    throw new StepError(`cannot read the module settings: ${(error as Error).message}. Re-apply the template so the coder_script is rendered again.`);
+    throw new StepError(
+      `cannot read the module settings: ${(error as Error).message}. Re-apply the template so the coder_script is rendered again.`,
+    );
   }
 }

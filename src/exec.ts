@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import path from "node:path";
+import { signal } from "./processes.js";
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -43,12 +44,8 @@ export function helperEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // ESRCH: every process of the group has already gone.
-  }
+  // A failure is ESRCH: every process of the group has already gone.
+  if (pid !== undefined) signal(-pid, "SIGKILL");
 }
 
 /**
@@ -146,7 +143,10 @@ async function isExecutableFile(file: string): Promise<boolean> {
  * anything else is looked up along PATH. Empty and relative PATH entries are
  * skipped; they would make the answer depend on the current folder.
  */
-export async function commandPath(name: string, pathValue: string | undefined = process.env.PATH): Promise<string | null> {
+export async function commandPath(
+  name: string,
+  pathValue: string | undefined = process.env.PATH,
+): Promise<string | null> {
   if (name === "") return null;
   if (name.includes("/")) return (await isExecutableFile(name)) ? path.resolve(name) : null;
   for (const dir of (pathValue ?? "").split(":")) {

@@ -1,4 +1,4 @@
-import { isMap, isScalar, parseDocument, stringify, type Document, type Node, type Pair } from "yaml";
+import { type Document, isMap, isScalar, type Node, type Pair, parseDocument, stringify } from "yaml";
 
 export function coderExtension(port: number, appSlug: string): Record<string, unknown> {
   return {
@@ -40,8 +40,10 @@ const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"]);
 export function extensionNameProblem(name: string): string | null {
   if (name === "") return "is empty";
   if (name !== name.trim()) return "has spaces around it";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this check's job.
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return "contains control characters";
-  if (RESERVED_NAMES.has(name.toLowerCase())) return "is reserved (__proto__, constructor and prototype name JavaScript object internals)";
+  if (RESERVED_NAMES.has(name.toLowerCase()))
+    return "is reserved (__proto__, constructor and prototype name JavaScript object internals)";
   if (!/^[A-Za-z0-9_-]+$/.test(name)) return "may only contain letters, digits, '_' and '-'";
   return null;
 }
@@ -57,7 +59,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * warning; Goose would skip such an entry anyway ("Skipping malformed
  * extension config entry", crates/goose/src/config/extensions.rs).
  */
-export function moduleExtensions(port: number, appSlug: string, extra: Record<string, unknown>): { wanted: Map<string, unknown>; warnings: string[] } {
+export function moduleExtensions(
+  port: number,
+  appSlug: string,
+  extra: Record<string, unknown>,
+): { wanted: Map<string, unknown>; warnings: string[] } {
   const wanted = new Map<string, unknown>([
     ["coder", coderExtension(port, appSlug)],
     ["developer", developerExtension],
@@ -65,8 +71,10 @@ export function moduleExtensions(port: number, appSlug: string, extra: Record<st
   const warnings: string[] = [];
   for (const [name, value] of Object.entries(extra ?? {})) {
     const problem = extensionNameProblem(name);
-    if (problem !== null) warnings.push(`additional extension ${JSON.stringify(name)} ${problem}; it was not added to Goose's config`);
-    else if (!isPlainObject(value)) warnings.push(`additional extension "${name}" is not a mapping of settings; it was not added to Goose's config`);
+    if (problem !== null)
+      warnings.push(`additional extension ${JSON.stringify(name)} ${problem}; it was not added to Goose's config`);
+    else if (!isPlainObject(value))
+      warnings.push(`additional extension "${name}" is not a mapping of settings; it was not added to Goose's config`);
     else wanted.set(name, value);
   }
   return { wanted, warnings };
@@ -79,10 +87,15 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   if (!isPlainObject(a) || !isPlainObject(b)) return false;
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && deepEqual(a[key], b[key]));
+  return (
+    keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]))
+  );
 }
 
-export type ConfigPlan = { kind: "unchanged" } | { kind: "write"; text: string; changed: string[] } | { kind: "refuse"; reason: string };
+export type ConfigPlan =
+  | { kind: "unchanged" }
+  | { kind: "write"; text: string; changed: string[] }
+  | { kind: "refuse"; reason: string };
 
 interface Edit {
   start: number;
@@ -100,7 +113,9 @@ const RENDER = { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType
  * it; ends with `eol`.
  */
 function render(key: string, value: unknown, indent: string, eol: string, step = 2): string {
-  const lines = stringify(new Map([[key, value]]), { ...RENDER, indent: step }).replace(/\n$/, "").split("\n");
+  const lines = stringify(new Map([[key, value]]), { ...RENDER, indent: step })
+    .replace(/\n$/, "")
+    .split("\n");
   return lines.map((line, i) => (i === 0 || line === "" ? line : indent + line)).join(eol) + eol;
 }
 
@@ -131,7 +146,8 @@ function valueEnd(pair: Pair): number {
 
 function applyEdits(text: string, edits: Edit[]): string {
   let out = text;
-  for (const edit of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  for (const edit of [...edits].sort((a, b) => b.start - a.start))
+    out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
   return out;
 }
 
@@ -141,8 +157,17 @@ function newlineBefore(text: string, pos: number, eol: string): string {
 
 function planEdits(text: string, doc: Document, changed: Map<string, unknown>, eol: string): Edit[] | string {
   const contents = doc.contents as Node | null;
-  if (contents === null || (isScalar(contents) && contents.value === null && contents.range?.[0] === contents.range?.[1])) {
-    return [{ start: text.length, end: text.length, text: newlineBefore(text, text.length, eol) + render("extensions", changed, "", eol) }];
+  if (
+    contents === null ||
+    (isScalar(contents) && contents.value === null && contents.range?.[0] === contents.range?.[1])
+  ) {
+    return [
+      {
+        start: text.length,
+        end: text.length,
+        text: newlineBefore(text, text.length, eol) + render("extensions", changed, "", eol),
+      },
+    ];
   }
   if (!isMap(contents)) return "its top level is not a mapping";
   if (contents.flow) return "its top level is written in flow style ({...}), which the module does not edit";
@@ -151,15 +176,30 @@ function planEdits(text: string, doc: Document, changed: Map<string, unknown>, e
     const pos = endOfLine(text, contents.range?.[2] ?? text.length);
     const first = contents.items[0];
     const indent = first ? indentAt(text, (first.key as Node).range?.[0] ?? 0) : "";
-    return [{ start: pos, end: pos, text: newlineBefore(text, pos, eol) + indent + render("extensions", changed, indent, eol) }];
+    return [
+      {
+        start: pos,
+        end: pos,
+        text: newlineBefore(text, pos, eol) + indent + render("extensions", changed, indent, eol),
+      },
+    ];
   }
   if (extPairs.length > 1) return "it has more than one extensions key";
   const ext = extPairs[0] as Pair;
   const keyStart = (ext.key as Node).range?.[0] ?? 0;
   const value = ext.value as Node | null;
-  const emptyValue = value === null || (isScalar(value) && value.value === null) || (isMap(value) && value.flow && value.items.length === 0);
+  const emptyValue =
+    value === null ||
+    (isScalar(value) && value.value === null) ||
+    (isMap(value) && value.flow && value.items.length === 0);
   if (emptyValue) {
-    return [{ start: keyStart, end: endOfLine(text, valueEnd(ext)), text: render("extensions", changed, indentAt(text, keyStart), eol) }];
+    return [
+      {
+        start: keyStart,
+        end: endOfLine(text, valueEnd(ext)),
+        text: render("extensions", changed, indentAt(text, keyStart), eol),
+      },
+    ];
   }
   if (!isMap(value)) return "its extensions entry is not a mapping";
   if (value.flow) return "its extensions mapping is written in flow style ({...}), which the module does not edit";
@@ -176,12 +216,17 @@ function planEdits(text: string, doc: Document, changed: Map<string, unknown>, e
     const pair = pairs[0];
     if (pair) {
       const start = (pair.key as Node).range?.[0] ?? 0;
-      edits.push({ start, end: endOfLine(text, valueEnd(pair)), text: render(name, wanted, indentAt(text, start), eol, step) });
+      edits.push({
+        start,
+        end: endOfLine(text, valueEnd(pair)),
+        text: render(name, wanted, indentAt(text, start), eol, step),
+      });
     } else {
       appended += indent + render(name, wanted, indent, eol, step);
     }
   }
-  if (appended !== "") edits.push({ start: insertAt, end: insertAt, text: newlineBefore(text, insertAt, eol) + appended });
+  if (appended !== "")
+    edits.push({ start: insertAt, end: insertAt, text: newlineBefore(text, insertAt, eol) + appended });
   return edits;
 }
 
@@ -200,9 +245,11 @@ function extensionsOf(js: unknown): Record<string, unknown> {
  * cannot edit that way is refused, never overwritten.
  */
 export function planConfigEdit(text: string | null, wanted: ReadonlyMap<string, unknown>): ConfigPlan {
-  if (text === null) return { kind: "write", text: render("extensions", wanted, "", "\n"), changed: [...wanted.keys()] };
+  if (text === null)
+    return { kind: "write", text: render("extensions", wanted, "", "\n"), changed: [...wanted.keys()] };
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) return { kind: "refuse", reason: `it is not valid YAML (${doc.errors[0]?.message.split("\n")[0]})` };
+  if (doc.errors.length > 0)
+    return { kind: "refuse", reason: `it is not valid YAML (${doc.errors[0]?.message.split("\n")[0]})` };
   let before: unknown;
   try {
     before = doc.toJS();
@@ -210,7 +257,9 @@ export function planConfigEdit(text: string | null, wanted: ReadonlyMap<string, 
     return { kind: "refuse", reason: `it could not be read (${(error as Error).message})` };
   }
   const current = extensionsOf(before);
-  const changed = new Map([...wanted].filter(([name, value]) => !(Object.prototype.hasOwnProperty.call(current, name) && deepEqual(current[name], value))));
+  const changed = new Map(
+    [...wanted].filter(([name, value]) => !(Object.hasOwn(current, name) && deepEqual(current[name], value))),
+  );
   if (changed.size === 0) return { kind: "unchanged" };
 
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
@@ -219,14 +268,18 @@ export function planConfigEdit(text: string | null, wanted: ReadonlyMap<string, 
   const next = applyEdits(text, edits);
 
   const check = parseDocument(next);
-  const expected = { ...(isPlainObject(before) ? before : {}), extensions: { ...current, ...Object.fromEntries(changed) } };
+  const expected = {
+    ...(isPlainObject(before) ? before : {}),
+    extensions: { ...current, ...Object.fromEntries(changed) },
+  };
   let after: unknown;
   try {
     after = check.errors.length === 0 ? check.toJS() : undefined;
   } catch {
     after = undefined;
   }
-  if (!deepEqual(after, expected)) return { kind: "refuse", reason: "the module could not add its entries without changing something else in it" };
+  if (!deepEqual(after, expected))
+    return { kind: "refuse", reason: "the module could not add its entries without changing something else in it" };
   return { kind: "write", text: next, changed: [...changed.keys()] };
 }
 
@@ -247,7 +300,8 @@ const MARKER_ESCAPED = "<!-- coder goose module - system_prompt";
 /** Drops every marker, again until none is left: removing one can join the text around it into another. */
 function removeMarkerText(text: string): string {
   let out = text;
-  while (out.includes(HINTS_BEGIN) || out.includes(HINTS_END)) out = out.split(HINTS_BEGIN).join("").split(HINTS_END).join("");
+  while (out.includes(HINTS_BEGIN) || out.includes(HINTS_END))
+    out = out.split(HINTS_BEGIN).join("").split(HINTS_END).join("");
   return out;
 }
 

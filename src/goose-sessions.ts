@@ -1,7 +1,7 @@
 import { access } from "node:fs/promises";
 import path from "node:path";
+import { commandPath, type RunResult, run } from "./exec.js";
 import type { SessionProbe } from "./session-decision.js";
-import { commandPath, run, type RunResult } from "./exec.js";
 
 interface ListedSession {
   id?: unknown;
@@ -47,11 +47,12 @@ export function findNamedSession(listJson: string, name: string, source = "goose
   };
 }
 
-/** Where Goose keeps sessions.db (goose.md §2.1): GOOSE_PATH_ROOT when absolute, else XDG. */
+/** Where Goose keeps sessions.db: under GOOSE_PATH_ROOT when absolute, else XDG (crates/goose/src/config/paths.rs in aaif-goose/goose). */
 export function gooseSessionsDb(env: NodeJS.ProcessEnv, home: string): string {
   const root = env.GOOSE_PATH_ROOT;
   if (root && path.isAbsolute(root)) return path.join(root, "data", "sessions", "sessions.db");
-  const dataHome = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, ".local", "share");
+  const dataHome =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, ".local", "share");
   return path.join(dataHome, "goose", "sessions", "sessions.db");
 }
 
@@ -73,7 +74,8 @@ export type TailRead = { kind: "read"; tail: SessionTail; source: string } | { k
 // (MILLISECOND_TIMESTAMP_THRESHOLD and normalized_message_timestamp_sql), and
 // counts a message as visible unless metadata_json says userVisible: false
 // (user_visible_message_sql); both in session_manager.rs, aaif-goose/goose.
-const MESSAGE_SECONDS = "CASE WHEN m.created_timestamp > 10000000000 THEN m.created_timestamp / 1000 ELSE m.created_timestamp END";
+const MESSAGE_SECONDS =
+  "CASE WHEN m.created_timestamp > 10000000000 THEN m.created_timestamp / 1000 ELSE m.created_timestamp END";
 const USER_VISIBLE = "COALESCE(json_extract(m.metadata_json, '$.userVisible'), 1) != 0";
 
 /**
@@ -157,10 +159,14 @@ function textOf(message: ExportedMessage): string {
  */
 export function parseSessionExport(text: string): { id: string | null; tail: SessionTail } {
   const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("the export is not a JSON object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("the export is not a JSON object");
   const session = parsed as { id?: unknown; conversation?: unknown };
-  if (session.conversation !== null && session.conversation !== undefined && !Array.isArray(session.conversation)) throw new Error("its conversation is not a list");
-  const messages = ((session.conversation as unknown[] | null | undefined) ?? []).filter((m): m is ExportedMessage => typeof m === "object" && m !== null);
+  if (session.conversation !== null && session.conversation !== undefined && !Array.isArray(session.conversation))
+    throw new Error("its conversation is not a list");
+  const messages = ((session.conversation as unknown[] | null | undefined) ?? []).filter(
+    (m): m is ExportedMessage => typeof m === "object" && m !== null,
+  );
   let last = -1;
   let visibleCount = 0;
   messages.forEach((message, i) => {
@@ -206,9 +212,19 @@ const EXPORT_MAX_BYTES = 64 * 1024 * 1024;
 const LIST_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The conversation's end from `goose session export`, which resolves the name like resume does. */
-async function tailFromExport(opts: { goose: string; name: string; env: NodeJS.ProcessEnv; cwd: string }): Promise<{ id: string | null; tail: SessionTail } | { problem: string }> {
+async function tailFromExport(opts: {
+  goose: string;
+  name: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}): Promise<{ id: string | null; tail: SessionTail } | { problem: string }> {
   const label = "goose session export --format json";
-  const result = await run(opts.goose, ["session", "export", "--name", opts.name, "--format", "json"], { env: opts.env, cwd: opts.cwd, timeoutMs: EXPORT_TIMEOUT_MS, maxBytes: EXPORT_MAX_BYTES });
+  const result = await run(opts.goose, ["session", "export", "--name", opts.name, "--format", "json"], {
+    env: opts.env,
+    cwd: opts.cwd,
+    timeoutMs: EXPORT_TIMEOUT_MS,
+    maxBytes: EXPORT_MAX_BYTES,
+  });
   if (result.code !== 0 || result.truncated) return { problem: describeFailure(label, result, EXPORT_TIMEOUT_MS) };
   try {
     return parseSessionExport(result.stdout);
@@ -227,9 +243,18 @@ async function exists(file: string): Promise<boolean> {
 }
 
 /** Runs sessionQuery against the database read-only; the row is null when no session matches. */
-export async function querySessionDb(sqlite: string, db: string, name: string, env: NodeJS.ProcessEnv): Promise<{ row: SessionRow | null } | { problem: string }> {
+export async function querySessionDb(
+  sqlite: string,
+  db: string,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ row: SessionRow | null } | { problem: string }> {
   // -init /dev/null: the shell would otherwise run the user's ~/.sqliterc first.
-  const query = await run(sqlite, ["-init", "/dev/null", "-batch", "-bail", "-readonly", "-json", sqliteReadOnlyUri(db), sessionQuery(name)], { env, timeoutMs: SQLITE_TIMEOUT_MS });
+  const query = await run(
+    sqlite,
+    ["-init", "/dev/null", "-batch", "-bail", "-readonly", "-json", sqliteReadOnlyUri(db), sessionQuery(name)],
+    { env, timeoutMs: SQLITE_TIMEOUT_MS },
+  );
   if (query.code !== 0 || query.truncated) return { problem: describeFailure("sqlite3", query, SQLITE_TIMEOUT_MS) };
   try {
     const rows = JSON.parse(query.stdout.trim() || "[]") as SessionRow[];
@@ -240,7 +265,11 @@ export async function querySessionDb(sqlite: string, db: string, name: string, e
 }
 
 /** The session row from a read-only look at Goose's database, or why there is none. */
-async function rowFromDb(opts: { name: string; env: NodeJS.ProcessEnv; home: string }): Promise<{ db: string; row: SessionRow | null; noDb?: true } | { problem: string }> {
+async function rowFromDb(opts: {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+}): Promise<{ db: string; row: SessionRow | null; noDb?: true } | { problem: string }> {
   const db = gooseSessionsDb(opts.env, opts.home);
   if (!(await exists(db))) return { db, row: null, noDb: true };
   const sqlite = await commandPath("sqlite3", opts.env.PATH);
@@ -254,9 +283,20 @@ async function rowFromDb(opts: { name: string; env: NodeJS.ProcessEnv; home: str
  * a read-only look at the database, and reports "unknown" rather than guess.
  * The message count is Goose's message_count: user-visible messages only.
  */
-export async function probeSession(opts: { goose: string; name: string; env: NodeJS.ProcessEnv; home: string; cwd: string }): Promise<SessionProbe> {
+export async function probeSession(opts: {
+  goose: string;
+  name: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  cwd: string;
+}): Promise<SessionProbe> {
   const label = "goose session list --format json";
-  const cli = await run(opts.goose, ["session", "list", "--format", "json"], { env: opts.env, cwd: opts.cwd, timeoutMs: LIST_TIMEOUT_MS, maxBytes: LIST_MAX_BYTES });
+  const cli = await run(opts.goose, ["session", "list", "--format", "json"], {
+    env: opts.env,
+    cwd: opts.cwd,
+    timeoutMs: LIST_TIMEOUT_MS,
+    maxBytes: LIST_MAX_BYTES,
+  });
   let cliProblem = describeFailure(label, cli, LIST_TIMEOUT_MS);
   if (cli.code === 0 && !cli.truncated) {
     try {
@@ -270,7 +310,13 @@ export async function probeSession(opts: { goose: string; name: string; env: Nod
   if (fromDb.noDb) return { kind: "absent", source: `no Goose database at ${fromDb.db}` };
   if (fromDb.row === null) return { kind: "absent", source: `sqlite3 read of ${fromDb.db} (after: ${cliProblem})` };
   const tail = tailFromRow(fromDb.row);
-  return { kind: "found", id: fromDb.row.id, messages: tail.visibleCount, workingDir: fromDb.row.working_dir, source: `sqlite3 read of ${fromDb.db}` };
+  return {
+    kind: "found",
+    id: fromDb.row.id,
+    messages: tail.visibleCount,
+    workingDir: fromDb.row.working_dir,
+    source: `sqlite3 read of ${fromDb.db}`,
+  };
 }
 
 /**
@@ -278,17 +324,33 @@ export async function probeSession(opts: { goose: string; name: string; env: Nod
  * (session list carries no roles), else from the database with sqlite3. With
  * `expectedId` (the probe's id), an answer about another session is unknown.
  */
-export async function readConversationTail(opts: { goose: string; name: string; env: NodeJS.ProcessEnv; home: string; cwd: string; expectedId?: string }): Promise<TailRead> {
+export async function readConversationTail(opts: {
+  goose: string;
+  name: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  cwd: string;
+  expectedId?: string;
+}): Promise<TailRead> {
   const wrongSession = (id: string | null) => opts.expectedId !== undefined && id !== opts.expectedId;
   const exported = await tailFromExport(opts);
   let exportProblem: string;
   if ("problem" in exported) exportProblem = exported.problem;
-  else if (wrongSession(exported.id)) exportProblem = `goose session export returned session ${exported.id ?? "(no id)"}, not ${opts.expectedId}`;
+  else if (wrongSession(exported.id))
+    exportProblem = `goose session export returned session ${exported.id ?? "(no id)"}, not ${opts.expectedId}`;
   else return { kind: "read", tail: exported.tail, source: "goose session export" };
 
   const fromDb = await rowFromDb(opts);
   if ("problem" in fromDb) return { kind: "unknown", reason: `${exportProblem}; ${fromDb.problem}` };
-  if (fromDb.row === null) return { kind: "unknown", reason: `${exportProblem}; ${fromDb.noDb ? `no Goose database at ${fromDb.db}` : `no session "${opts.name}" in ${fromDb.db}`}` };
-  if (wrongSession(fromDb.row.id)) return { kind: "unknown", reason: `${exportProblem}; the database's session "${opts.name}" is ${fromDb.row.id}, not ${opts.expectedId}` };
+  if (fromDb.row === null)
+    return {
+      kind: "unknown",
+      reason: `${exportProblem}; ${fromDb.noDb ? `no Goose database at ${fromDb.db}` : `no session "${opts.name}" in ${fromDb.db}`}`,
+    };
+  if (wrongSession(fromDb.row.id))
+    return {
+      kind: "unknown",
+      reason: `${exportProblem}; the database's session "${opts.name}" is ${fromDb.row.id}, not ${opts.expectedId}`,
+    };
   return { kind: "read", tail: tailFromRow(fromDb.row), source: `sqlite3 read of ${fromDb.db}` };
 }

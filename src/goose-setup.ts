@@ -1,8 +1,9 @@
 import { lstat, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { writeFileAtomic } from "./atomic-write.js";
 import type { GooseSettings } from "./config.js";
 import { manualConfigAdvice, moduleExtensions, planConfigEdit, upsertHintsBlock } from "./goose-config.js";
-import { mkdirPrivate, writeFileAtomic } from "./safe-fs.js";
+import { mkdirPrivate } from "./private-dirs.js";
 
 /** What configureGoose did to one file; "created" and "written" were read back and match. */
 export type FileOutcome =
@@ -17,7 +18,10 @@ export interface GooseSetupResult {
   warnings: string[];
 }
 
-type Decision = { kind: "unchanged" } | { kind: "write"; text: string; detail: string } | { kind: "refuse"; reason: string };
+type Decision =
+  | { kind: "unchanged" }
+  | { kind: "write"; text: string; detail: string }
+  | { kind: "refuse"; reason: string };
 
 type Location = { kind: "missing" } | { kind: "file"; path: string; mode: number } | { kind: "refuse"; reason: string };
 
@@ -46,18 +50,28 @@ async function locate(file: string): Promise<Location> {
     return { kind: "file", path: file, mode: info.mode & 0o777 };
   }
   if (!info.isSymbolicLink()) return { kind: "refuse", reason: "it is not a regular file" };
-  if (!ownedByUs(info.uid)) return { kind: "refuse", reason: `it is a symbolic link that belongs to another user (uid ${info.uid})` };
+  if (!ownedByUs(info.uid))
+    return { kind: "refuse", reason: `it is a symbolic link that belongs to another user (uid ${info.uid})` };
   let target: string;
   try {
     target = await realpath(file);
   } catch (error) {
-    return { kind: "refuse", reason: `it is a symbolic link whose target cannot be reached (${(error as Error).message})` };
+    return {
+      kind: "refuse",
+      reason: `it is a symbolic link whose target cannot be reached (${(error as Error).message})`,
+    };
   }
   const targetInfo = await stat(target);
-  if (!targetInfo.isFile()) return { kind: "refuse", reason: `it is a symbolic link to ${target}, which is not a regular file` };
-  if (!ownedByUs(targetInfo.uid)) return { kind: "refuse", reason: `it is a symbolic link to ${target}, which belongs to another user (uid ${targetInfo.uid})` };
+  if (!targetInfo.isFile())
+    return { kind: "refuse", reason: `it is a symbolic link to ${target}, which is not a regular file` };
+  if (!ownedByUs(targetInfo.uid))
+    return {
+      kind: "refuse",
+      reason: `it is a symbolic link to ${target}, which belongs to another user (uid ${targetInfo.uid})`,
+    };
   const folder = path.dirname(target);
-  if (((await stat(folder)).mode & 0o022) !== 0) return { kind: "refuse", reason: `it is a symbolic link to ${target}, whose folder other users can write to` };
+  if (((await stat(folder)).mode & 0o022) !== 0)
+    return { kind: "refuse", reason: `it is a symbolic link to ${target}, whose folder other users can write to` };
   return { kind: "file", path: target, mode: targetInfo.mode & 0o777 };
 }
 
@@ -67,8 +81,14 @@ async function locate(file: string): Promise<Location> {
  * file, keeping its mode (new files 0600 in folders created 0700). The result
  * says what happened, checked by reading the file back.
  */
-async function updateUserFile(file: string, decide: (text: string | null) => Decision, advise: (reason: string) => string): Promise<FileOutcome> {
-  const where = await locate(file).catch((error: Error): Location => ({ kind: "refuse", reason: `it could not be examined (${error.message})` }));
+async function updateUserFile(
+  file: string,
+  decide: (text: string | null) => Decision,
+  advise: (reason: string) => string,
+): Promise<FileOutcome> {
+  const where = await locate(file).catch(
+    (error: Error): Location => ({ kind: "refuse", reason: `it could not be examined (${error.message})` }),
+  );
   if (where.kind === "refuse") return { file, action: "skipped", warning: advise(where.reason) };
   let before: string | null = null;
   if (where.kind === "file") {
@@ -92,14 +112,20 @@ async function updateUserFile(file: string, decide: (text: string | null) => Dec
     return { file, action: "skipped", warning: advise(`writing it failed (${(error as Error).message})`) };
   }
   const written = await readFile(file, "utf8").catch(() => null);
-  if (written !== decision.text) return { file, action: "skipped", warning: advise("it was replaced, but reading it back did not give the module's text") };
+  if (written !== decision.text)
+    return {
+      file,
+      action: "skipped",
+      warning: advise("it was replaced, but reading it back did not give the module's text"),
+    };
   return { file, action: where.kind === "missing" ? "created" : "written", detail: decision.detail };
 }
 
-/** Goose's config folder (goose.md §2.1): GOOSE_PATH_ROOT/config when absolute, else XDG. */
+/** Goose's config folder: GOOSE_PATH_ROOT/config when absolute, else XDG (crates/goose/src/config/paths.rs in aaif-goose/goose). */
 export function gooseConfigDir(env: NodeJS.ProcessEnv, home: string): string {
   if (env.GOOSE_PATH_ROOT && path.isAbsolute(env.GOOSE_PATH_ROOT)) return path.join(env.GOOSE_PATH_ROOT, "config");
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home, ".config");
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home, ".config");
   return path.join(base, "goose");
 }
 
@@ -121,7 +147,9 @@ export async function configureGoose(
     configFile,
     (text) => {
       const plan = planConfigEdit(text, wanted);
-      return plan.kind === "write" ? { kind: "write", text: plan.text, detail: `extensions set: ${plan.changed.join(", ")}` } : plan;
+      return plan.kind === "write"
+        ? { kind: "write", text: plan.text, detail: `extensions set: ${plan.changed.join(", ")}` }
+        : plan;
     },
     (reason) => manualConfigAdvice(configFile, reason, [...wanted.keys()]),
   );
@@ -131,7 +159,13 @@ export async function configureGoose(
     hintsFile,
     (text) => {
       const next = upsertHintsBlock(text, settings.system_prompt);
-      return next === (text ?? "") ? { kind: "unchanged" } : { kind: "write", text: next, detail: settings.system_prompt.trim() === "" ? "system prompt removed" : "system prompt set" };
+      return next === (text ?? "")
+        ? { kind: "unchanged" }
+        : {
+            kind: "write",
+            text: next,
+            detail: settings.system_prompt.trim() === "" ? "system prompt removed" : "system prompt set",
+          };
     },
     (reason) => `${hintsFile} was left unchanged: ${reason}. The template's system prompt does not reach Goose.`,
   );

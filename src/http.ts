@@ -1,10 +1,11 @@
-import { setTimeout as delay } from "node:timers/promises";
-
 export function agentapiUrl(port: number, route: string): string {
   return `http://127.0.0.1:${port}${route}`;
 }
 
-export async function getJson<T>(url: string, timeoutMs: number): Promise<{ ok: true; status: number; body: T } | { ok: false; error: string }> {
+export async function getJson<T>(
+  url: string,
+  timeoutMs: number,
+): Promise<{ ok: true; status: number; body: T } | { ok: false; error: string }> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     if (!response.ok) return { ok: false, error: `HTTP ${response.status}` };
@@ -15,7 +16,11 @@ export async function getJson<T>(url: string, timeoutMs: number): Promise<{ ok: 
 }
 
 /** POSTs JSON to AgentAPI; redirects are never followed. */
-export async function postJson(url: string, body: unknown, timeoutMs: number): Promise<{ ok: true; status: number } | { ok: false; error: string }> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<{ ok: true; status: number } | { ok: false; error: string }> {
   try {
     const response = await fetch(url, {
       method: "POST",
@@ -28,22 +33,5 @@ export async function postJson(url: string, body: unknown, timeoutMs: number): P
     return response.ok ? { ok: true, status: response.status } : { ok: false, error: `HTTP ${response.status}` };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
-  }
-}
-
-/** Polls `check` until it returns a value, the deadline passes, or `abort` says to stop. */
-export async function pollUntil<T>(
-  check: () => Promise<T | undefined>,
-  opts: { timeoutMs: number; intervalMs: number; abort?: () => string | undefined },
-): Promise<{ value: T } | { timedOut: true } | { aborted: string }> {
-  const deadline = Date.now() + opts.timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return { value };
-    const reason = opts.abort?.();
-    if (reason) return { aborted: reason };
-    const left = deadline - Date.now();
-    if (left <= 0) return { timedOut: true };
-    await delay(Math.min(opts.intervalMs, left));
   }
 }

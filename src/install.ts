@@ -2,16 +2,20 @@ import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import clean from "semver/functions/clean.js";
-import { StepError, log } from "./log.js";
-import { parseVersionOutput } from "./version-gate.js";
+import { replaceSymlink, writeFileAtomic } from "./atomic-write.js";
+import { logTail, runToLog } from "./command-log.js";
 import { commandPath, helperEnv, run } from "./exec.js";
-import { mkdirPrivate, writeFileAtomic } from "./safe-fs.js";
-import { logTail, runToLog } from "./user-scripts.js";
+import { log, StepError } from "./log.js";
+import { mkdirPrivate } from "./private-dirs.js";
+import { parseVersionOutput } from "./version-gate.js";
 
 export function agentapiAsset(arch: string): string {
   const names: Record<string, string> = { x64: "amd64", arm64: "arm64" };
   const name = names[arch];
-  if (!name) throw new StepError(`AgentAPI publishes no Linux build for the ${arch} architecture; install agentapi yourself and set install_agentapi = false.`);
+  if (!name)
+    throw new StepError(
+      `AgentAPI publishes no Linux build for the ${arch} architecture; install agentapi yourself and set install_agentapi = false.`,
+    );
   return `agentapi-linux-${name}`;
 }
 
@@ -40,21 +44,39 @@ export async function download(url: string, dest: string, attempts = 4): Promise
       }
     }
   }
-  throw new StepError(`downloading ${url} failed ${attempts} times (last error: ${lastError}). Check the download URL variable and the workspace's network egress.`);
+  throw new StepError(
+    `downloading ${url} failed ${attempts} times (last error: ${lastError}). Check the download URL variable and the workspace's network egress.`,
+  );
 }
 
-/** Installs the pinned AgentAPI into the module's bin folder unless that version is already there. */
-export async function ensureAgentapi(opts: { install: boolean; version: string; baseUrl: string; binDir: string; pathValue: string }): Promise<string> {
+/**
+ * With install_agentapi = false: the agentapi on PATH, linked as
+ * $MODULE_DIR/bin/agentapi, the name the CLI app runs whichever binary is used.
+ */
+async function linkAgentapiFromPath(binDir: string, pathValue: string): Promise<string> {
+  // Not binDir: it holds the link a previous start made.
+  const found = await commandPath("agentapi", pathValue);
+  if (!found) {
+    throw new StepError(
+      "agentapi is not on PATH and install_agentapi is false. Install AgentAPI (v0.12.0 or newer for the chat history) in the workspace image, or set install_agentapi = true.",
+    );
+  }
+  const link = path.join(binDir, "agentapi");
+  if (found !== link) await replaceSymlink(link, found);
+  return found;
+}
+
+/** $MODULE_DIR/bin/agentapi: the pinned AgentAPI, installed unless that version is already there, or a link to the one on PATH. */
+export async function ensureAgentapi(opts: {
+  install: boolean;
+  version: string;
+  baseUrl: string;
+  binDir: string;
+  pathValue: string;
+}): Promise<string> {
+  if (!opts.install) return linkAgentapiFromPath(opts.binDir, opts.pathValue);
   const target = path.join(opts.binDir, "agentapi");
   const wanted = clean(opts.version);
-  if (!opts.install) {
-    // Not binDir: it holds a link to the binary a previous start found on PATH.
-    const found = await commandPath("agentapi", opts.pathValue);
-    if (!found) {
-      throw new StepError("agentapi is not on PATH and install_agentapi is false. Install AgentAPI (v0.12.1 or newer) in the workspace image, or set install_agentapi = true.");
-    }
-    return found;
-  }
   if (wanted && (await installedVersion(target)) === wanted) {
     log(`agentapi ${wanted} already installed at ${target}`);
     return target;
@@ -67,7 +89,9 @@ export async function ensureAgentapi(opts: { install: boolean; version: string; 
   const got = await installedVersion(fetched);
   if (got === null) {
     await rm(fetched, { force: true });
-    throw new StepError(`the file downloaded from ${url} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`);
+    throw new StepError(
+      `the file downloaded from ${url} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`,
+    );
   }
   await rename(fetched, target);
   log(`agentapi ${got} installed at ${target}`);
@@ -76,7 +100,10 @@ export async function ensureAgentapi(opts: { install: boolean; version: string; 
 
 async function installerTool(tool: string, pathValue: string): Promise<string> {
   const found = await commandPath(tool, pathValue);
-  if (!found) throw new StepError(`the Goose installer needs '${tool}', which is not installed. Add it to the workspace image, or install goose there and set install_goose = false.`);
+  if (!found)
+    throw new StepError(
+      `the Goose installer needs '${tool}', which is not installed. Add it to the workspace image, or install goose there and set install_goose = false.`,
+    );
   return found;
 }
 
@@ -98,7 +125,9 @@ export async function ensureGoose(opts: {
   const existing = await commandPath("goose", searchPath);
   if (!opts.install) {
     if (!existing) {
-      throw new StepError("goose is not on PATH and install_goose is false. Install the Goose CLI (1.20 or newer) in the workspace image, or set install_goose = true.");
+      throw new StepError(
+        "goose is not on PATH and install_goose is false. Install the Goose CLI (1.20 or newer) in the workspace image, or set install_goose = true.",
+      );
     }
     return existing;
   }
@@ -119,12 +148,19 @@ export async function ensureGoose(opts: {
   const code = await runToLog(bash, [installer], {
     logFile,
     cwd: opts.scriptsDir,
-    env: helperEnv({ ...opts.env, GOOSE_VERSION: `v${wanted ?? opts.version}`, GOOSE_BIN_DIR: opts.binDir, CONFIGURE: "false" }),
+    env: helperEnv({
+      ...opts.env,
+      GOOSE_VERSION: `v${wanted ?? opts.version}`,
+      GOOSE_BIN_DIR: opts.binDir,
+      CONFIGURE: "false",
+    }),
   });
   const installed = path.join(opts.binDir, "goose");
   const got = code === 0 ? await installedVersion(installed, opts.env) : null;
   if (got === null) {
-    throw new StepError(`the Goose installer failed (exit ${code}). Last lines of ${logFile}:\n${await logTail(logFile)}\nCheck goose_version and goose_installer_url.`);
+    throw new StepError(
+      `the Goose installer failed (exit ${code}). Last lines of ${logFile}:\n${await logTail(logFile)}\nCheck goose_version and goose_installer_url.`,
+    );
   }
   if (got !== wanted) log(`goose reports version ${got}, not the requested ${wanted}; continuing with it`);
   log(`goose ${got} installed at ${installed}`);

@@ -4,7 +4,8 @@
  * messages into one before it calls the model (observed with Goose 1.46.1), so
  * the model sees the unanswered request followed by this line.
  */
-export const CONTINUATION_TEXT = "The workspace restarted before you finished answering my last message. Please carry on with it from where you left off.";
+export const CONTINUATION_TEXT =
+  "The workspace restarted before you finished answering my last message. Please carry on with it from where you left off.";
 
 /** The end of a Goose conversation, as far as the module needs it. */
 export interface ConversationTail {
@@ -28,17 +29,41 @@ export type TurnDecision =
  * continuation, that continuation was interrupted too, and sending it again
  * could loop for ever on a turn that always dies.
  */
-export function decideInterruptedTurn(input: { enabled: boolean; mode: "cold" | "warm"; probe: TailProbe }): TurnDecision {
+export function decideInterruptedTurn(input: {
+  enabled: boolean;
+  mode: "cold" | "warm";
+  probe: TailProbe;
+}): TurnDecision {
   const { enabled, mode, probe } = input;
   if (mode === "cold") return { action: "none", reason: "a new session has no interrupted turn" };
-  if (probe.kind === "unknown") return { action: "none", reason: `could not read the end of the conversation (${probe.reason}); nothing is sent, and the session waits for input` };
+  if (probe.kind === "unknown")
+    return {
+      action: "none",
+      reason: `could not read the end of the conversation (${probe.reason}); nothing is sent, and the session waits for input`,
+    };
   const { tail } = probe;
   if (tail.lastVisibleRole !== "user") {
-    return { action: "none", reason: tail.visibleCount === 0 ? "the session holds no visible message" : "the last turn was answered" };
+    return {
+      action: "none",
+      reason: tail.visibleCount === 0 ? "the session holds no visible message" : "the last turn was answered",
+    };
   }
   if (tail.lastVisibleUserText === CONTINUATION_TEXT) {
-    return { action: "wait", reason: "the interrupted turn was already continued once and was interrupted again; it waits for input in the chat" };
+    return {
+      action: "wait",
+      reason:
+        "the interrupted turn was already continued once and was interrupted again; it waits for input in the chat",
+    };
   }
-  if (!enabled) return { action: "wait", reason: "the last message was never answered, and continue_interrupted_turn is false: the task waits for input in the chat" };
-  return { action: "continue", reason: "the last message was never answered (the workspace stopped during its turn); asking Goose to carry on with it" };
+  if (!enabled)
+    return {
+      action: "wait",
+      reason:
+        "the last message was never answered, and continue_interrupted_turn is false: the task waits for input in the chat",
+    };
+  return {
+    action: "continue",
+    reason:
+      "the last message was never answered (the workspace stopped during its turn); asking Goose to carry on with it",
+  };
 }

@@ -1,6 +1,10 @@
 import { readFile } from "node:fs/promises";
+import { writeFileAtomic } from "./atomic-write.js";
+import type { ModulePaths } from "./config.js";
 import type { TurnDecision } from "./interrupted-turn.js";
-import { writeFileAtomic } from "./safe-fs.js";
+import { Fields } from "./json-fields.js";
+import type { LaunchPlan } from "./start-decision.js";
+import type { DecidedGate } from "./version-gate.js";
 
 /** What the start script decided, so the stop script acts on the same answer instead of guessing. */
 export interface LaunchRecord {
@@ -18,14 +22,94 @@ export interface LaunchRecord {
   started_at: string;
 }
 
-export async function writeLaunchRecord(file: string, record: LaunchRecord): Promise<void> {
+/** Records what this start launched and why, for the stop script and for the user reading the module folder. */
+export async function writeLaunchRecord(
+  file: string,
+  launch: {
+    gate: DecidedGate;
+    binary: string;
+    port: number;
+    paths: ModulePaths;
+    stateBackup: string | null;
+    plan: LaunchPlan;
+    startedAt: number;
+  },
+): Promise<void> {
+  const { gate, paths, plan } = launch;
+  const record: LaunchRecord = {
+    persistence: gate.enabled,
+    persistence_reason: gate.reason,
+    agentapi_binary: launch.binary,
+    agentapi_version: gate.version,
+    port: launch.port,
+    state_file: paths.stateFile,
+    state_backup: launch.stateBackup,
+    pid_file: paths.pidFile,
+    session_name: plan.sessionName,
+    mode: plan.decision.mode,
+    interrupted_turn: plan.turn,
+    started_at: new Date(launch.startedAt).toISOString(),
+  };
   await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
-export async function readLaunchRecord(file: string): Promise<LaunchRecord | null> {
+/** The part of the launch record the stop script acts on. */
+export interface StopTarget {
+  port: number;
+  pidFile: string;
+  stateFile: string;
+  stateBackup: string | null;
+  /** Whether the start confirmed state persistence; false when it left no record. */
+  persistence: boolean;
+  persistenceReason: string;
+}
+
+function parseRecord(text: string): StopTarget {
+  const record = Fields.of(JSON.parse(text), "launch record");
+  const backup = record.nullableString("state_backup");
+  return {
+    port: record.integer("port", 1, 65535),
+    pidFile: record.path("pid_file"),
+    stateFile: record.path("state_file"),
+    stateBackup: backup,
+    persistence: record.boolean("persistence"),
+    persistenceReason: record.string("persistence_reason"),
+  };
+}
+
+/**
+ * What the stop acts on. The launch record is the one start-to-stop contract:
+ * it says what the start really launched (port, PID file, state file, whether
+ * persistence was confirmed), which can differ from the settings when the
+ * template changed in between. Only when there is no usable record, because the
+ * start never reached the launch, does the stop fall back to its settings, and
+ * then it treats persistence as unconfirmed: it saves nothing and restores no
+ * backup.
+ */
+export async function readStopTarget(
+  file: string,
+  settings: { port: number; pidFile: string; stateFile: string },
+): Promise<{ target: StopTarget; note: string | null }> {
+  const fallback = (why: string) => ({
+    target: { ...settings, stateBackup: null, persistence: false, persistenceReason: why },
+    note: why,
+  });
+  let text: string;
   try {
-    return JSON.parse(await readFile(file, "utf8")) as LaunchRecord;
-  } catch {
-    return null;
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return fallback(
+      code === "ENOENT"
+        ? "the start script left no launch record, so persistence was never confirmed"
+        : `the launch record ${file} cannot be read (${code})`,
+    );
+  }
+  try {
+    return { target: parseRecord(text), note: null };
+  } catch (error) {
+    return fallback(
+      `the launch record ${file} is not usable (${(error as Error).message}); it was written by another module version or edited`,
+    );
   }
 }

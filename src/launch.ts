@@ -1,16 +1,15 @@
-import { open } from "node:fs/promises";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import { AGENTAPI_SHUTDOWN_MS, STEP_TIMEOUTS, stopAgentapi } from "./agent-stop.js";
+import { type AgentStatus, getStatus, pollStatus } from "./agentapi-status.js";
+import { logTail, openLog } from "./command-log.js";
 import type { ModulePaths } from "./config.js";
-import { pollUntil } from "./http.js";
-import { getStatus, pollStatus, type AgentStatus } from "./agentapi-status.js";
-import { StepError, log, warn } from "./log.js";
-import { listensOn, describePortHolder } from "./port-owner.js";
-import { writeFileAtomic } from "./safe-fs.js";
-import { stopRequestedSince } from "./stop-request.js";
-import { DEFAULT_TIMEOUTS, stopAgentapi } from "./agent-stop.js";
+import { log, StepError, warn } from "./log.js";
+import { pollUntil } from "./poll.js";
+import { describePortHolder, listensOn } from "./port-owner.js";
+import { writePidFile } from "./processes.js";
 import { verifyStateAfterStop } from "./state-verify.js";
-import { logTail } from "./user-scripts.js";
+import { stopRequestedSince } from "./stop-request.js";
 
 // AgentAPI itself answers within a second; the bound covers slow disks.
 const READY_TIMEOUT_MS = 60_000;
@@ -24,11 +23,24 @@ const SETTLE_TIMEOUT_MS = 5_000;
  * agent's process group. stdin is /dev/null: AgentAPI reads a non-terminal
  * stdin to EOF before it starts, and output must not hold the agent's pipes.
  */
-export async function spawnAgentapi(opts: { binary: string; args: string[]; env: Record<string, string>; cwd: string; logFile: string }): Promise<ChildProcess> {
-  const out = await open(opts.logFile, "a", 0o600);
-  await out.write(`\n--- ${new Date().toISOString()} ${opts.binary} ${opts.args.map((a) => JSON.stringify(a)).join(" ")}\n`);
+export async function spawnAgentapi(opts: {
+  binary: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  logFile: string;
+}): Promise<ChildProcess> {
+  const out = await openLog(opts.logFile);
+  await out.write(
+    `\n--- ${new Date().toISOString()} ${opts.binary} ${opts.args.map((a) => JSON.stringify(a)).join(" ")}\n`,
+  );
   try {
-    const child = spawn(opts.binary, opts.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ["ignore", out.fd, out.fd] });
+    const child = spawn(opts.binary, opts.args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: ["ignore", out.fd, out.fd],
+    });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", reject);
@@ -61,9 +73,52 @@ function waitForOwnServer(pid: number, port: number, exited: () => string | unde
  * meanwhile (the stop must win), or it never became ready. AgentAPI may have
  * written a near-empty chat over the saved one, so the backup is checked too.
  */
-async function withdraw(pid: number, port: number, state: { stateFile: string; backupFile: string | null; persistence: boolean }): Promise<void> {
-  await stopAgentapi(pid, port, DEFAULT_TIMEOUTS, { turnCancelled: false, saveAgain: async () => undefined });
-  await verifyStateAfterStop({ ...state, wasRunning: true });
+async function withdraw(
+  pid: number,
+  port: number,
+  state: { stateFile: string; backupFile: string | null; persistence: boolean; pidFile: string },
+): Promise<void> {
+  // It has run no turn yet that could be worth waiting for.
+  const bounds = { ...STEP_TIMEOUTS, turn_ms: 0, term_ms: AGENTAPI_SHUTDOWN_MS };
+  await stopAgentapi(pid, port, bounds, {
+    pidFile: state.pidFile,
+    turnCancelled: false,
+    saveAgain: async () => undefined,
+  });
+  await verifyStateAfterStop({
+    stateFile: state.stateFile,
+    backupFile: state.backupFile,
+    persistence: state.persistence,
+    wasRunning: true,
+  });
+}
+
+/**
+ * Spawns AgentAPI and records its PID: AgentAPI writes a PID file only when
+ * given --pid-file, which it gets only with persistence (buildAgentapiArgs),
+ * and the stop script needs one. `exited` says why it exited, once it has.
+ */
+async function startAgentapi(opts: {
+  binary: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  port: number;
+  logFile: string;
+  pidFile: string;
+  persistence: boolean;
+}) {
+  const child = await spawnAgentapi(opts);
+  const pid = child.pid as number;
+  let exited: string | undefined;
+  child.once("exit", (code, sig) => {
+    exited = `AgentAPI exited (${sig ?? `code ${code}`})`;
+  });
+  if (!opts.persistence) await writePidFile(opts.pidFile, pid);
+  log(
+    `started AgentAPI (PID ${pid}) on port ${opts.port}: ${path.basename(opts.binary)} ${opts.args.slice(0, opts.args.indexOf("--") + 2).join(" ")} ...`,
+  );
+  return { child, pid, exited: () => exited };
 }
 
 export async function launchAgentapi(opts: {
@@ -78,35 +133,39 @@ export async function launchAgentapi(opts: {
   stateBackup: string | null;
 }): Promise<void> {
   const { port, paths } = opts;
-  const state = { stateFile: paths.stateFile, backupFile: opts.stateBackup, persistence: opts.persistence };
+  const state = {
+    stateFile: paths.stateFile,
+    backupFile: opts.stateBackup,
+    persistence: opts.persistence,
+    pidFile: paths.pidFile,
+  };
   if (await stopRequestedSince(paths.dir, opts.startedAt)) {
     log("the workspace's stop script ran while this start was still preparing; AgentAPI is not launched");
     return;
   }
   const agentLog = path.join(paths.logs, "agentapi.log");
-  const child = await spawnAgentapi({ binary: opts.binary, args: opts.args, env: opts.env, cwd: opts.cwd, logFile: agentLog });
-  const pid = child.pid as number;
-  let exited: string | undefined;
-  child.once("exit", (code, sig) => {
-    exited = `AgentAPI exited (${sig ?? `code ${code}`})`;
-  });
-  // AgentAPI before v0.12.0 writes no PID file; the stop script needs one.
-  if (!opts.persistence) await writeFileAtomic(paths.pidFile, `${pid}\n`, { mode: 0o600 });
-  log(`started AgentAPI (PID ${pid}) on port ${port}: ${path.basename(opts.binary)} ${opts.args.slice(0, opts.args.indexOf("--") + 2).join(" ")} ...`);
+  const { child, pid, exited } = await startAgentapi({ ...opts, logFile: agentLog, pidFile: paths.pidFile });
 
-  const ready = await waitForOwnServer(pid, port, () => exited);
+  const ready = await waitForOwnServer(pid, port, exited);
   if (!("value" in ready)) {
     const holder = await describePortHolder(port);
-    const why = "aborted" in ready ? `${ready.aborted} before it was ready` : `AgentAPI did not listen and answer on port ${port} within ${READY_TIMEOUT_MS / 1000} s`;
-    const busy = holder && !exited ? ` Port ${port} is held by ${holder}.` : "";
-    if (!exited) await withdraw(pid, port, state);
+    const why =
+      "aborted" in ready
+        ? `${ready.aborted} before it was ready`
+        : `AgentAPI did not listen and answer on port ${port} within ${READY_TIMEOUT_MS / 1000} s`;
+    const busy = holder && !exited() ? ` Port ${port} is held by ${holder}.` : "";
+    if (!exited()) await withdraw(pid, port, state);
     throw new StepError(`${why}.${busy} Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`);
   }
-  log(`AgentAPI (PID ${pid}) listens on port ${port} (status: ${ready.value.status}, agent type: ${ready.value.agent_type ?? "unknown"})`);
+  log(
+    `AgentAPI (PID ${pid}) listens on port ${port} (status: ${ready.value.status}, agent type: ${ready.value.agent_type ?? "unknown"})`,
+  );
 
-  const settled = await pollStatus(port, (s) => s.status === "stable", { timeoutMs: SETTLE_TIMEOUT_MS, exited: () => exited });
+  const settled = await pollStatus(port, (s) => s.status === "stable", { timeoutMs: SETTLE_TIMEOUT_MS, exited });
   if ("aborted" in settled) {
-    throw new StepError(`Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`);
+    throw new StepError(
+      `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,
+    );
   }
   if (await stopRequestedSince(paths.dir, opts.startedAt)) {
     warn("the workspace's stop script ran while AgentAPI was starting; stopping it again so the stop wins");
@@ -114,5 +173,9 @@ export async function launchAgentapi(opts: {
     return;
   }
   child.unref();
-  log("value" in settled ? "Goose is ready for input" : `Goose is still starting after ${SETTLE_TIMEOUT_MS / 1000} s; it keeps starting in the background`);
+  log(
+    "value" in settled
+      ? "Goose is ready for input"
+      : `Goose is still starting after ${SETTLE_TIMEOUT_MS / 1000} s; it keeps starting in the background`,
+  );
 }

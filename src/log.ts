@@ -27,7 +27,8 @@ export async function phase<T>(name: string, run: () => Promise<T>): Promise<T> 
 }
 
 export function reportFatal(error: unknown): never {
-  const message = error instanceof StepError ? error.message : `unexpected failure: ${(error as Error)?.stack ?? String(error)}`;
+  const message =
+    error instanceof StepError ? error.message : `unexpected failure: ${(error as Error)?.stack ?? String(error)}`;
   process.stderr.write(`${PREFIX} error: ${message}\n`);
   process.exit(1);
 }

@@ -1,5 +1,5 @@
-import { readdir, readFile, readlink } from "node:fs/promises";
-import { parentPid, readCmdline } from "./process-info.js";
+import { readFile } from "node:fs/promises";
+import { descendsFrom, holdsSocket, listPids, readCmdline } from "./processes.js";
 
 export interface Listener {
   inode: string;
@@ -32,29 +32,13 @@ export async function portListeners(port: number): Promise<Listener[]> {
   return all;
 }
 
-/** The processes whose file descriptors hold one of these sockets (only this user's are readable). */
-export async function socketHolders(inodes: Set<string>): Promise<number[]> {
+/** The processes that hold one of these sockets (only this user's can be inspected). */
+async function socketHolders(inodes: Set<string>): Promise<number[]> {
   const holders: number[] = [];
-  for (const entry of await readdir("/proc").catch(() => [] as string[])) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    const fds = await readdir(`/proc/${entry}/fd`).catch(() => [] as string[]);
-    for (const fd of fds) {
-      const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => "");
-      const match = /^socket:\[([0-9]+)\]$/.exec(target);
-      if (match && inodes.has(match[1] as string)) {
-        holders.push(Number(entry));
-        break;
-      }
-    }
+  for (const pid of await listPids()) {
+    if (await holdsSocket(pid, inodes)) holders.push(pid);
   }
   return holders;
-}
-
-async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
-  for (let current: number | null = pid, hops = 0; current !== null && hops < 64; current = await parentPid(current), hops++) {
-    if (current === ancestor) return true;
-  }
-  return false;
 }
 
 /**

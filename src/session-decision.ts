@@ -28,7 +28,13 @@ export interface StartDecision {
  * missing, which would kill the agent and strand the task prompt. When the
  * probe cannot tell, cold is the choice that cannot lose the prompt.
  */
-export function decideStart(input: { continueSession: boolean; sessionName: string; probe: SessionProbe; state: StateSummary; owner?: ChatOwner | null }): StartDecision {
+export function decideStart(input: {
+  continueSession: boolean;
+  sessionName: string;
+  probe: SessionProbe;
+  state: StateSummary;
+  owner?: ChatOwner | null;
+}): StartDecision {
   const { continueSession, sessionName, probe, state, owner } = input;
   let mode: StartDecision["mode"];
   let reason: string;
@@ -51,14 +57,26 @@ export function decideStart(input: { continueSession: boolean; sessionName: stri
 
   if (state.kind === "missing") return { mode, reason, state: "none" };
   if (state.kind === "invalid") {
-    return { mode, reason, state: "set-aside", stateReason: `the AgentAPI state file is unreadable by AgentAPI (${state.reason})` };
+    return {
+      mode,
+      reason,
+      state: "set-aside",
+      stateReason: `the AgentAPI state file is unreadable by AgentAPI (${state.reason})`,
+    };
   }
   if (mode === "warm" && state.messages > 0 && owner && probe.kind === "found") {
     const otherName = owner.session_name !== sessionName;
     const otherId = owner.session_id !== null && owner.session_id !== probe.id;
     if (otherName || otherId) {
-      const whose = otherName ? `Goose session "${owner.session_name}"` : `an earlier Goose session "${sessionName}" (${owner.session_id})`;
-      return { mode, reason, state: "set-aside", stateReason: `the AgentAPI state file holds the chat of ${whose}, not of "${sessionName}" (${probe.id})` };
+      const whose = otherName
+        ? `Goose session "${owner.session_name}"`
+        : `an earlier Goose session "${sessionName}" (${owner.session_id})`;
+      return {
+        mode,
+        reason,
+        state: "set-aside",
+        stateReason: `the AgentAPI state file holds the chat of ${whose}, not of "${sessionName}" (${probe.id})`,
+      };
     }
   }
   if (mode === "warm") return { mode, reason, state: "keep" };

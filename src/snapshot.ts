@@ -26,7 +26,16 @@ function bytes(value: unknown): number {
  */
 function escapedCost(code: number, pairedLow: boolean): number {
   if (pairedLow) return 4;
-  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return 2;
+  if (
+    code === 0x22 ||
+    code === 0x5c ||
+    code === 0x08 ||
+    code === 0x09 ||
+    code === 0x0a ||
+    code === 0x0c ||
+    code === 0x0d
+  )
+    return 2;
   if (code < 0x20) return 6;
   if (code < 0x80) return 1;
   if (code < 0x800) return 2;
@@ -61,7 +70,10 @@ export function tailStart(text: string, budget: number): number {
  * string is the sum over its characters), so a message of millions of
  * characters costs milliseconds.
  */
-export function buildSnapshot(messages: ChatMessage[], options: SnapshotOptions = SNAPSHOT_LIMITS): { payload: string; kept: number; truncated: boolean } {
+export function buildSnapshot(
+  messages: ChatMessage[],
+  options: SnapshotOptions = SNAPSHOT_LIMITS,
+): { payload: string; kept: number; truncated: boolean } {
   let kept = messages.slice(-options.maxMessages);
   // {"messages":[a,b,...]}: 15 bytes of frame, one comma between messages.
   const sizes = kept.map((m) => bytes(m));
@@ -70,7 +82,8 @@ export function buildSnapshot(messages: ChatMessage[], options: SnapshotOptions 
   while (kept.length - first > 1 && total > options.maxBytes) total -= (sizes[first++] as number) + 1;
   kept = kept.slice(first);
   const whole = JSON.stringify({ messages: kept });
-  if (Buffer.byteLength(whole, "utf8") <= options.maxBytes) return { payload: whole, kept: kept.length, truncated: false };
+  if (Buffer.byteLength(whole, "utf8") <= options.maxBytes)
+    return { payload: whole, kept: kept.length, truncated: false };
 
   const last = kept[0] as ChatMessage;
   const withContent = (content: string) => JSON.stringify({ messages: [{ ...last, content }] });
@@ -78,7 +91,9 @@ export function buildSnapshot(messages: ChatMessage[], options: SnapshotOptions 
   const tail = budget > 0 ? last.content.slice(tailStart(last.content, budget)) : "";
   const payload = withContent(TRUNCATION_MARKER + tail);
   if (budget >= 0 && Buffer.byteLength(payload, "utf8") > options.maxBytes) {
-    throw new Error(`internal: the snapshot measured ${Buffer.byteLength(payload, "utf8")} bytes, over the ${options.maxBytes} it was fitted to`);
+    throw new Error(
+      `internal: the snapshot measured ${Buffer.byteLength(payload, "utf8")} bytes, over the ${options.maxBytes} it was fitted to`,
+    );
   }
   return { payload, kept: 1, truncated: true };
 }

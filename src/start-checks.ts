@@ -1,11 +1,12 @@
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { checkWritableTarget } from "./atomic-write.js";
 import type { ModulePaths } from "./config.js";
-import { StepError, log } from "./log.js";
-import { findRunningAgentapi } from "./process-info.js";
-import { describePortHolder } from "./port-owner.js";
 import { waitForReady } from "./launch.js";
-import { checkWritableTarget, ensurePrivateDir } from "./safe-fs.js";
+import { log, StepError } from "./log.js";
+import { describePortHolder } from "./port-owner.js";
+import { ensurePrivateDir } from "./private-dirs.js";
+import { findRunningAgentapi, removePidFile } from "./processes.js";
 
 /**
  * The module's own folders are private (0700) and must be the user's: a state
@@ -14,13 +15,22 @@ import { checkWritableTarget, ensurePrivateDir } from "./safe-fs.js";
  * is the user's and gets the workspace's umask.
  */
 export async function prepareFolders(paths: ModulePaths, projectFolder: string): Promise<void> {
-  for (const dir of new Set([paths.dir, paths.logs, paths.scripts, paths.bin, path.dirname(paths.stateFile), path.dirname(paths.pidFile)])) {
+  for (const dir of new Set([
+    paths.dir,
+    paths.logs,
+    paths.scripts,
+    paths.bin,
+    path.dirname(paths.stateFile),
+    path.dirname(paths.pidFile),
+  ])) {
     try {
       await ensurePrivateDir(dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") throw error;
-      throw new StepError(`cannot create ${dir} (${code}): the workspace user must be able to write there. Choose a state_file_path and pid_file_path in a folder the workspace user owns.`);
+      throw new StepError(
+        `cannot create ${dir} (${code}): the workspace user must be able to write there. Choose a state_file_path and pid_file_path in a folder the workspace user owns.`,
+      );
     }
   }
   await checkWritableTarget(paths.stateFile);
@@ -34,12 +44,17 @@ export async function reuseRunningAgentapi(paths: ModulePaths, port: number): Pr
   if (running.status === "running") {
     log(`AgentAPI is already running (PID ${running.pid} from ${paths.pidFile}); not starting a second one`);
     const ready = await waitForReady(port, { timeoutMs: 60_000, exited: () => undefined });
-    if (!("value" in ready)) throw new StepError(`AgentAPI (PID ${running.pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`);
+    if (!("value" in ready))
+      throw new StepError(
+        `AgentAPI (PID ${running.pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`,
+      );
     return true;
   }
   if (running.status !== "no-file") {
-    log(`removing stale PID file ${paths.pidFile} (PID ${running.pid} is ${running.status === "dead" ? "gone" : "not an AgentAPI server on this port"})`);
-    await rm(paths.pidFile, { force: true });
+    log(
+      `removing stale PID file ${paths.pidFile} (PID ${running.pid} is ${running.status === "dead" ? "gone" : "not an AgentAPI server on this port"})`,
+    );
+    await removePidFile(paths.pidFile, running.pid);
   }
   return false;
 }

@@ -1,11 +1,11 @@
 import { realpath } from "node:fs/promises";
 import type { GooseSettings, ModulePaths } from "./config.js";
 import { readOptional } from "./files.js";
-import { log, warn } from "./log.js";
 import { probeSession, readConversationTail } from "./goose-sessions.js";
-import { decideStart, type SessionProbe, type StartDecision } from "./session-decision.js";
 import { decideInterruptedTurn, type TurnDecision } from "./interrupted-turn.js";
-import { summarizeState, type StateSummary } from "./state-file.js";
+import { log, warn } from "./log.js";
+import { decideStart, type SessionProbe, type StartDecision } from "./session-decision.js";
+import { type StateSummary, summarizeState } from "./state-file.js";
 import { readChatOwner } from "./state-prep.js";
 
 export interface LaunchPlan {
@@ -23,7 +23,14 @@ async function resolved(dir: string): Promise<string> {
 }
 
 /** Cold or warm from Goose's own session store, what to do with the saved chat, and whether an interrupted turn carries on. */
-export async function decideLaunch(opts: { goose: GooseSettings; gooseBin: string; env: Record<string, string>; home: string; folder: string; paths: ModulePaths }): Promise<LaunchPlan> {
+export async function decideLaunch(opts: {
+  goose: GooseSettings;
+  gooseBin: string;
+  env: Record<string, string>;
+  home: string;
+  folder: string;
+  paths: ModulePaths;
+}): Promise<LaunchPlan> {
   const { goose, paths } = opts;
   const name = goose.session_name;
   const probe: SessionProbe = goose.continue
@@ -32,14 +39,41 @@ export async function decideLaunch(opts: { goose: GooseSettings; gooseBin: strin
   const stateText = await readOptional(paths.stateFile);
   const stateSummary = summarizeState(stateText);
   const owner = await readChatOwner(paths.stateOwner);
-  const decision = decideStart({ continueSession: goose.continue, sessionName: name, probe, state: stateSummary, owner });
+  const decision = decideStart({
+    continueSession: goose.continue,
+    sessionName: name,
+    probe,
+    state: stateSummary,
+    owner,
+  });
   log(`${decision.mode} start: ${decision.reason}`);
   // Goose stores the resolved folder and compares resolved paths (observed with 1.46.1).
-  if (probe.kind === "found" && decision.mode === "warm" && probe.workingDir && (await resolved(probe.workingDir)) !== (await resolved(opts.folder))) {
-    warn(`session "${name}" was started in ${probe.workingDir}, not ${opts.folder}; Goose will ask in the chat whether to switch back`);
+  if (
+    probe.kind === "found" &&
+    decision.mode === "warm" &&
+    probe.workingDir &&
+    (await resolved(probe.workingDir)) !== (await resolved(opts.folder))
+  ) {
+    warn(
+      `session "${name}" was started in ${probe.workingDir}, not ${opts.folder}; Goose will ask in the chat whether to switch back`,
+    );
   }
-  const tail = decision.mode === "warm" ? await readConversationTail({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder, ...(probe.kind === "found" ? { expectedId: probe.id } : {}) }) : { kind: "unknown" as const, reason: "cold start" };
-  const turn = decideInterruptedTurn({ enabled: goose.continue_interrupted_turn !== false, mode: decision.mode, probe: tail });
+  const tail =
+    decision.mode === "warm"
+      ? await readConversationTail({
+          goose: opts.gooseBin,
+          name,
+          env: opts.env,
+          home: opts.home,
+          cwd: opts.folder,
+          ...(probe.kind === "found" ? { expectedId: probe.id } : {}),
+        })
+      : { kind: "unknown" as const, reason: "cold start" };
+  const turn = decideInterruptedTurn({
+    enabled: goose.continue_interrupted_turn !== false,
+    mode: decision.mode,
+    probe: tail,
+  });
   if (decision.mode === "warm") (turn.action === "wait" ? warn : log)(`interrupted turn: ${turn.reason}`);
   return { sessionName: name, probe, decision, stateText, stateSummary, turn };
 }

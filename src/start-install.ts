@@ -1,23 +1,17 @@
-import { rename, symlink } from "node:fs/promises";
 import path from "node:path";
 import type { ModulePaths, StartConfig } from "./config.js";
-import { log, phase, warn } from "./log.js";
 import { commandPath } from "./exec.js";
-import { runUserScript } from "./user-scripts.js";
-import { ensureAgentapi, ensureGoose } from "./install.js";
 import { configureGoose, describeOutcome } from "./goose-setup.js";
-
-/** The CLI app runs $MODULE_DIR/bin/agentapi whichever binary is used; the link is replaced atomically, never written through. */
-async function linkAgentapi(binDir: string, binary: string): Promise<void> {
-  const link = path.join(binDir, "agentapi");
-  if (binary === link) return;
-  const temporary = `${link}.${process.pid}.${Date.now()}.link`;
-  await symlink(binary, temporary);
-  await rename(temporary, link);
-}
+import { ensureAgentapi, ensureGoose } from "./install.js";
+import { log, phase, warn } from "./log.js";
+import { runUserScript } from "./user-scripts.js";
 
 /** pre_install_script, the AgentAPI and Goose installs, Goose's config, then post_install_script (so it can adjust that config). */
-export async function installAndConfigure(config: StartConfig, paths: ModulePaths, home: string): Promise<{ agentapi: string; gooseBin: string; pathPrefix: string[] }> {
+export async function installAndConfigure(
+  config: StartConfig,
+  paths: ModulePaths,
+  home: string,
+): Promise<{ agentapi: string; gooseBin: string; pathPrefix: string[] }> {
   const goose = config.agent;
   const localBin = path.join(home, ".local", "bin");
   const basePath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
@@ -28,7 +22,13 @@ export async function installAndConfigure(config: StartConfig, paths: ModulePath
 
   await phase("pre-install", () => runUserScript("pre_install", goose.install_script.pre, scriptOpts));
   const installed = await phase("install", async () => ({
-    agentapi: await ensureAgentapi({ install: config.agentapi.install, version: config.agentapi.version, baseUrl: config.agentapi.download_url, binDir: paths.bin, pathValue: basePath }),
+    agentapi: await ensureAgentapi({
+      install: config.agentapi.install,
+      version: config.agentapi.version,
+      baseUrl: config.agentapi.download_url,
+      binDir: paths.bin,
+      pathValue: basePath,
+    }),
     gooseBin: await ensureGoose({
       install: goose.install,
       version: goose.version,
@@ -40,7 +40,6 @@ export async function installAndConfigure(config: StartConfig, paths: ModulePath
       env: scriptEnv,
     }),
   }));
-  await linkAgentapi(paths.bin, installed.agentapi);
   await phase("configure", async () => {
     const outcome = await configureGoose(goose, { port: config.agentapi.port, env: process.env, home });
     log(`goose config: ${describeOutcome(outcome.config)}; hints: ${describeOutcome(outcome.hints)}`);

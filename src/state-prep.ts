@@ -1,9 +1,9 @@
-import { readFile, rename, rm } from "node:fs/promises";
-import path from "node:path";
+import { readFile, rm } from "node:fs/promises";
+import { writeFileAtomic } from "./atomic-write.js";
 import type { ModulePaths } from "./config.js";
 import { log, warn } from "./log.js";
-import { pruneOldest, writeFileAtomic } from "./safe-fs.js";
 import type { ChatOwner } from "./session-decision.js";
+import { setAside } from "./set-aside.js";
 import type { LaunchPlan } from "./start-decision.js";
 import { cleanStatusMessages } from "./state-verify.js";
 
@@ -11,7 +11,10 @@ export async function readChatOwner(file: string): Promise<ChatOwner | null> {
   try {
     const parsed = JSON.parse(await readFile(file, "utf8")) as Partial<ChatOwner>;
     if (typeof parsed.session_name !== "string") return null;
-    return { session_name: parsed.session_name, session_id: typeof parsed.session_id === "string" ? parsed.session_id : null };
+    return {
+      session_name: parsed.session_name,
+      session_id: typeof parsed.session_id === "string" ? parsed.session_id : null,
+    };
   } catch {
     return null;
   }
@@ -23,12 +26,11 @@ const SET_ASIDE_KEEP = 5;
 
 /** Moves a state file aside without deleting it, so nothing the user had is lost. */
 async function setStateAside(paths: ModulePaths, why: string): Promise<void> {
-  const kept = `${paths.stateFile}.set-aside-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-  await rename(paths.stateFile, kept);
+  const { kept, removed } = await setAside(paths.stateFile, SET_ASIDE_KEEP);
   await rm(paths.stateBackup, { force: true });
   warn(`${why}; moved ${paths.stateFile} to ${kept} so the dashboard does not show a history Goose cannot remember`);
-  const removed = await pruneOldest(path.dirname(paths.stateFile), `${path.basename(paths.stateFile)}.set-aside-`, SET_ASIDE_KEEP);
-  if (removed.length > 0) log(`removed ${removed.length} set-aside chat(s) older than the newest ${SET_ASIDE_KEEP}: ${removed.join(", ")}`);
+  if (removed.length > 0)
+    log(`removed ${removed.length} set-aside chat(s) older than the newest ${SET_ASIDE_KEEP}: ${removed.join(", ")}`);
 }
 
 /**
@@ -49,15 +51,10 @@ export async function prepareState(paths: ModulePaths, plan: LaunchPlan): Promis
   } else {
     await rm(paths.stateBackup, { force: true });
   }
-  const owner: ChatOwner = { session_name: plan.sessionName, session_id: decision.mode === "warm" && probe.kind === "found" ? probe.id : null };
+  const owner: ChatOwner = {
+    session_name: plan.sessionName,
+    session_id: decision.mode === "warm" && probe.kind === "found" ? probe.id : null,
+  };
   await writeFileAtomic(paths.stateOwner, `${JSON.stringify(owner)}\n`, { mode: 0o600 });
   return backup;
-}
-
-/** The task prompt for a new session, as the file Goose reads with --instructions; null when there is none. */
-export async function writePromptFile(paths: ModulePaths, prompt: string): Promise<string | null> {
-  if (prompt.trim() === "") return null;
-  await writeFileAtomic(paths.promptFile, prompt, { mode: 0o600 });
-  log(`task prompt (${prompt.length} characters) goes to the new session via ${paths.promptFile}`);
-  return paths.promptFile;
 }

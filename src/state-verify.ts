@@ -1,27 +1,36 @@
+import { copyFileAtomic, writeFileAtomic } from "./atomic-write.js";
+import { removeStatusOnlyMessages } from "./chat-clean.js";
+import { diskFullNote } from "./disk-space.js";
 import { readOptional } from "./files.js";
 import { log, warn } from "./log.js";
-import { removeStatusOnlyMessages } from "./chat-clean.js";
-import { copyFileAtomic, writeFileAtomic } from "./safe-fs.js";
-import { summarizeState, type StateSummary } from "./state-file.js";
 import { judgeStateAfterStop } from "./state-check.js";
-import { diskFullNote } from "./disk-space.js";
+import { type StateSummary, summarizeState } from "./state-file.js";
 
 /**
  * After AgentAPI is gone: puts back the copy taken at start if AgentAPI wrote
  * a near-empty chat over it, and removes messages that are only Goose's
  * spinner. Returns true when the chat of this run is lost.
  */
-export async function verifyStateAfterStop(opts: { stateFile: string; backupFile: string | null; persistence: boolean; wasRunning: boolean }): Promise<boolean> {
+export async function verifyStateAfterStop(opts: {
+  stateFile: string;
+  backupFile: string | null;
+  persistence: boolean;
+  wasRunning: boolean;
+}): Promise<boolean> {
   let text: string | null;
   try {
     text = await readOptional(opts.stateFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EISDIR") throw error;
-    warn(`state: ${opts.stateFile} is a folder, so no chat can be saved there; move it away, or set state_file_path to a file path`);
+    warn(
+      `state: ${opts.stateFile} is a folder, so no chat can be saved there; move it away, or set state_file_path to a file path`,
+    );
     return false;
   }
   const after = summarizeState(text);
-  const backup: StateSummary = opts.backupFile ? summarizeState(await readOptional(opts.backupFile)) : { kind: "missing" };
+  const backup: StateSummary = opts.backupFile
+    ? summarizeState(await readOptional(opts.backupFile))
+    : { kind: "missing" };
   const verdict = judgeStateAfterStop(after, backup, { persistence: opts.persistence, wasRunning: opts.wasRunning });
   const full = verdict.action === "restore" || verdict.lost ? await diskFullNote(opts.stateFile) : null;
   const because = full ? `; ${full}` : "";
@@ -49,7 +58,9 @@ export async function cleanStatusMessages(stateFile: string, text: string): Prom
     log(`state: removed ${cleaned.removed} message(s) that showed only Goose's spinner or status line`);
     return cleaned.text;
   } catch (error) {
-    warn(`state: could not remove ${cleaned.removed} spinner-only message(s) from ${stateFile}: ${(error as Error).message}`);
+    warn(
+      `state: could not remove ${cleaned.removed} spinner-only message(s) from ${stateFile}: ${(error as Error).message}`,
+    );
     return text;
   }
 }

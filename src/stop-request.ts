@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "./safe-fs.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import { warn } from "./log.js";
 
 /**
  * The Coder agent may run the stop script while the start script is still
@@ -14,15 +15,15 @@ function requestFile(moduleDir: string): string {
 
 /**
  * Records that a stop ran now. Best effort: on a full disk the stop goes on
- * without it. Without the module's folder no start has begun (creating it is
- * a start's first step), so there is nothing to tell.
+ * without it, with a warning. Without the module's folder no start has begun
+ * (creating it is a start's first step), so there is nothing to tell.
  */
-export async function recordStopRequest(moduleDir: string, now = Date.now()): Promise<string | null> {
+export async function recordStopRequest(moduleDir: string, now = Date.now()): Promise<void> {
   try {
     await writeFileAtomic(requestFile(moduleDir), `${now}\n`, { mode: 0o600 });
-    return null;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : (error as Error).message;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      warn(`could not record the stop for a start still running (${(error as Error).message})`);
   }
 }
 

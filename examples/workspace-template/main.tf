@@ -31,8 +31,6 @@ variable "folder" {
   default     = "/home/coder/project"
 }
 
-data "coder_workspace" "me" {}
-
 resource "coder_agent" "main" {
   os   = "linux"
   arch = "amd64"

@@ -16,8 +16,6 @@ data "coder_workspace_owner" "me" {}
 data "coder_task" "me" {}
 
 locals {
-  folder = trimsuffix(var.folder, "/") == "" ? "/" : trimsuffix(var.folder, "/")
-
   # A task needs the web app: the task page embeds it.
   web_app = var.web_app || data.coder_task.me.enabled
 
@@ -26,61 +24,52 @@ locals {
   # older Coder deployments do not expose to templates.
   chat_base_path = var.subdomain ? "" : "/@${data.coder_workspace_owner.me.name}/${data.coder_workspace.me.name}.${var.agent_id}/apps/${var.app_slug}/chat"
 
-  # Defaults are spelled with a literal $HOME, which the scripts expand.
-  state_file_path = var.state_file_path != "" ? var.state_file_path : "$HOME/${var.module_folder}/agentapi-state.json"
-  pid_file_path   = var.pid_file_path != "" ? var.pid_file_path : "$HOME/${var.module_folder}/agentapi.pid"
-
-  agentapi = {
-    install        = var.install_agentapi
-    version        = var.agentapi_version
-    download_url   = var.agentapi_download_url
+  # What this layer tells each script; the calling module's own settings
+  # travel beside it as "agent". Empty paths are resolved by the scripts, which
+  # own the defaults.
+  start_layer = {
+    module_folder  = var.module_folder
     port           = var.agentapi_port
     chat_base_path = local.chat_base_path
     persistence    = var.enable_state_persistence
-    state_file     = local.state_file_path
-    pid_file       = local.pid_file_path
+    state_file     = var.state_file_path
+    pid_file       = var.pid_file_path
   }
 
-  start_config = {
+  # Outside a task the provider reports a random task ID, so the stop script
+  # gets an ID only when `enabled` says this workspace is a task.
+  stop_layer = {
     module_folder = var.module_folder
-    folder        = local.folder
-    agentapi      = local.agentapi
-    agent         = var.agent_config
-  }
-
-  # Outside a task the provider reports a random task ID, so the snapshot is
-  # gated on `enabled`, never on the ID alone.
-  stop_config = {
-    module_folder = var.module_folder
-    agentapi      = local.agentapi
+    port          = var.agentapi_port
+    state_file    = var.state_file_path
+    pid_file      = var.pid_file_path
     task = {
-      enabled      = data.coder_task.me.enabled
-      id           = data.coder_task.me.enabled ? data.coder_task.me.id : ""
-      log_snapshot = var.task_log_snapshot
-    }
-    timeouts = {
-      turn_ms = var.stop_turn_wait_seconds * 1000
-      term_ms = var.stop_sigterm_wait_seconds * 1000
+      enabled = data.coder_task.me.enabled
+      id      = data.coder_task.me.enabled ? data.coder_task.me.id : ""
     }
   }
+
+  start_document = { layer = local.start_layer, agent = jsondecode(var.start_settings) }
+  stop_document  = { layer = local.stop_layer, agent = jsondecode(var.stop_settings) }
 
   wrapper = {
+    label         = basename(var.module_folder)
     module_folder = var.module_folder
     install_node  = var.install_node
     node_url_b64  = base64encode(var.node_download_url)
   }
 
   start_wrapper = templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
-    name       = "start"
-    script_b64 = base64gzip(var.start_script)
-    config_b64 = base64gzip(jsonencode(local.start_config))
+    name         = "start"
+    script_b64   = base64gzip(var.start_script)
+    settings_b64 = base64gzip(jsonencode(local.start_document))
   }))
 
   stop_wrapper = templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
-    name         = "shutdown"
+    name         = "stop"
     install_node = false
     script_b64   = base64gzip(var.stop_script)
-    config_b64   = base64gzip(jsonencode(local.stop_config))
+    settings_b64 = base64gzip(jsonencode(local.stop_document))
   }))
 
   # The Coder agent runs a script as one `sh -c <script>` argument, and Linux
@@ -98,7 +87,7 @@ resource "coder_script" "start" {
   lifecycle {
     precondition {
       condition     = length(local.start_wrapper) < local.max_script_bytes - 8192
-      error_message = "The rendered start script is ${length(local.start_wrapper)} bytes, too close to Linux's 128 KiB limit for one argument. Shorten ai_prompt, system_prompt, the install scripts or additional_extensions."
+      error_message = "The rendered start script is ${length(local.start_wrapper)} bytes, too close to Linux's 128 KiB limit for one argument. Shorten the settings that are long text, such as a prompt or an install script."
     }
   }
 }

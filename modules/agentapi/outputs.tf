@@ -3,19 +3,14 @@ output "task_app_id" {
   value       = try(coder_app.web[0].id, "")
 }
 
-output "module_folder" {
-  description = "The module's runtime folder relative to $HOME."
-  value       = var.module_folder
+output "start_settings" {
+  description = "The whole document the start script receives (embedded gzip+base64 in the start coder_script): this layer's part as \"layer\", the caller's as \"agent\"."
+  value       = local.start_document
 }
 
-output "start_config" {
-  description = "The settings handed to the start script (also embedded, gzip+base64, in the start coder_script)."
-  value       = local.start_config
-}
-
-output "stop_config" {
-  description = "The settings handed to the stop script (also embedded, gzip+base64, in the stop coder_script)."
-  value       = local.stop_config
+output "stop_settings" {
+  description = "The whole document the stop script receives (embedded gzip+base64 in the stop coder_script): this layer's part as \"layer\", the caller's as \"agent\"."
+  value       = local.stop_document
 }
 
 output "start_script" {
@@ -26,14 +21,4 @@ output "start_script" {
 output "stop_script" {
   description = "The rendered stop coder_script."
   value       = local.stop_wrapper
-}
-
-output "state_file_path" {
-  description = "The AgentAPI state file the scripts use ($HOME is expanded in the workspace)."
-  value       = local.state_file_path
-}
-
-output "pid_file_path" {
-  description = "The AgentAPI PID file the scripts use ($HOME is expanded in the workspace)."
-  value       = local.pid_file_path
 }

@@ -1,22 +1,25 @@
+# The layer's interface. Values that come from the calling module's own
+# variables (the port, the persistence trio, download URLs) are validated
+# there, once; this layer validates only what it builds or owns.
+
 variable "agent_id" {
   description = "The ID of the Coder agent that runs AgentAPI."
   type        = string
+}
+
+variable "app_slug" {
+  description = "The slug of the web app; the CLI app gets \"<slug>-cli\"."
+  type        = string
 
   validation {
-    condition     = trimspace(var.agent_id) != ""
-    error_message = "agent_id must not be empty."
+    condition     = can(regex("^[a-z0-9](-?[a-z0-9])*$", var.app_slug))
+    error_message = "app_slug must be lower-case letters and digits separated by single hyphens."
   }
 }
 
-variable "folder" {
-  description = "Absolute path of the folder the agent works in."
+variable "display_name" {
+  description = "The name of the agent shown on the apps and scripts."
   type        = string
-  default     = "/home/coder"
-
-  validation {
-    condition     = can(regex("^/[^\\n\\r\\x00]*$", var.folder))
-    error_message = "folder must be an absolute path (starting with /) on one line."
-  }
 }
 
 variable "icon" {
@@ -36,23 +39,8 @@ variable "group" {
   default     = null
 }
 
-variable "app_slug" {
-  description = "The slug of the web app; the CLI app gets \"<slug>-cli\"."
-  type        = string
-
-  validation {
-    condition     = can(regex("^[a-z0-9](-?[a-z0-9])*$", var.app_slug))
-    error_message = "app_slug must be lower-case letters and digits separated by single hyphens."
-  }
-}
-
-variable "display_name" {
-  description = "The name of the agent shown on the apps and scripts."
-  type        = string
-}
-
 variable "web_app" {
-  description = "Create the web app. Always created in a Coder task."
+  description = "Create the web app. It is always created in a Coder task, whose page embeds it."
   type        = bool
   default     = true
 }
@@ -70,7 +58,7 @@ variable "subdomain" {
 }
 
 variable "module_folder" {
-  description = "The module's runtime folder relative to $HOME, following the registry layout .coder-modules/<namespace>/<module>."
+  description = "The calling module's runtime folder relative to $HOME, following the registry layout .coder-modules/<namespace>/<module>."
   type        = string
 
   validation {
@@ -79,130 +67,62 @@ variable "module_folder" {
   }
 }
 
-variable "install_agentapi" {
-  description = "Install AgentAPI when it is not already installed at agentapi_version."
-  type        = bool
-  default     = true
-}
-
-variable "agentapi_version" {
-  description = "The AgentAPI release tag to install."
-  type        = string
-  default     = "v0.12.1"
-
-  validation {
-    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.agentapi_version))
-    error_message = "agentapi_version must be a release tag such as \"v0.12.1\"."
-  }
-}
-
 variable "agentapi_port" {
-  description = "The port AgentAPI listens on."
+  description = "The port AgentAPI listens on (validated by the calling module)."
   type        = number
-  default     = 3284
-
-  validation {
-    condition     = var.agentapi_port == floor(var.agentapi_port) && var.agentapi_port >= 1024 && var.agentapi_port <= 65535
-    error_message = "agentapi_port must be a whole number between 1024 and 65535."
-  }
-}
-
-variable "agentapi_download_url" {
-  description = "Base URL of AgentAPI release assets."
-  type        = string
-  default     = "https://github.com/coder/agentapi/releases/download"
-
-  validation {
-    condition     = can(regex("^https?://[^\\s]+[^/]$", var.agentapi_download_url))
-    error_message = "agentapi_download_url must be an http:// or https:// URL without a trailing slash."
-  }
 }
 
 variable "enable_state_persistence" {
-  description = "Save and restore the AgentAPI chat history across restarts (AgentAPI v0.12.0 or newer)."
+  description = "Whether the scripts save and restore AgentAPI's chat history."
   type        = bool
-  default     = true
 }
 
 variable "state_file_path" {
-  description = "Absolute path of the AgentAPI state file; empty means agentapi-state.json in the module folder."
+  description = "Absolute path of the AgentAPI state file; empty lets the scripts choose their default in module_folder."
   type        = string
-  default     = ""
-
-  validation {
-    condition     = var.state_file_path == "" || can(regex("^/[^\\n\\r\\x00]*[^/]$", var.state_file_path))
-    error_message = "state_file_path must be empty or an absolute file path (starting with /, not ending with /)."
-  }
 }
 
 variable "pid_file_path" {
-  description = "Absolute path of the AgentAPI PID file; empty means agentapi.pid in the module folder."
+  description = "Absolute path of the AgentAPI PID file; empty lets the scripts choose their default in module_folder."
   type        = string
-  default     = ""
-
-  validation {
-    condition     = var.pid_file_path == "" || can(regex("^/[^\\n\\r\\x00]*[^/]$", var.pid_file_path))
-    error_message = "pid_file_path must be empty or an absolute file path (starting with /, not ending with /)."
-  }
-}
-
-variable "task_log_snapshot" {
-  description = "In a Coder task, upload the last chat messages to Coder when the workspace stops."
-  type        = bool
-  default     = true
 }
 
 variable "install_node" {
-  description = "Install a pinned Node.js into the module folder when the workspace has neither Node.js 18+ nor Bun."
+  description = "Install a pinned Node.js into module_folder when the workspace has neither Node.js 18+ nor Bun to run the scripts."
   type        = bool
-  default     = true
 }
 
 variable "node_download_url" {
-  description = "Base URL of Node.js releases."
+  description = "Base URL of Node.js releases (validated by the calling module)."
   type        = string
-  default     = "https://nodejs.org/dist"
-
-  validation {
-    condition     = can(regex("^https?://[^\\s]+[^/]$", var.node_download_url))
-    error_message = "node_download_url must be an http:// or https:// URL without a trailing slash."
-  }
 }
 
 variable "start_script" {
-  description = "The built start script (an ES module) that installs, configures and launches the agent under AgentAPI."
+  description = "The built start script, an ES module run by Node.js or Bun when the workspace starts."
   type        = string
 }
 
 variable "stop_script" {
-  description = "The built stop script (an ES module) that saves state and stops AgentAPI."
+  description = "The built stop script, an ES module run by Node.js or Bun when the workspace stops."
   type        = string
 }
 
-variable "agent_config" {
-  description = "Agent-specific settings handed to the start script as JSON under the key \"agent\"."
-  type        = any
-  default     = {}
-}
-
-variable "stop_turn_wait_seconds" {
-  description = "How long the stop script lets a running turn finish."
-  type        = number
-  default     = 5
+variable "start_settings" {
+  description = "The calling module's settings for the start script, as a JSON object. This layer passes it through unread, as the \"agent\" member of the start script's settings."
+  type        = string
 
   validation {
-    condition     = var.stop_turn_wait_seconds >= 0 && var.stop_turn_wait_seconds <= 300
-    error_message = "stop_turn_wait_seconds must be between 0 and 300."
+    condition     = can(keys(jsondecode(var.start_settings)))
+    error_message = "start_settings must be a JSON object."
   }
 }
 
-variable "stop_sigterm_wait_seconds" {
-  description = "How long the stop script waits for AgentAPI to exit after SIGTERM before SIGKILL."
-  type        = number
-  default     = 10
+variable "stop_settings" {
+  description = "The calling module's settings for the stop script, as a JSON object. This layer passes it through unread, as the \"agent\" member of the stop script's settings."
+  type        = string
 
   validation {
-    condition     = var.stop_sigterm_wait_seconds >= 1 && var.stop_sigterm_wait_seconds <= 300
-    error_message = "stop_sigterm_wait_seconds must be between 1 and 300."
+    condition     = can(keys(jsondecode(var.stop_settings)))
+    error_message = "stop_settings must be a JSON object."
   }
 }

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Self-check for the Goose test double (development aid, not part of the module's test suite).
+# Self-check for the Goose test double; tools/test.sh runs it.
 #
-#   test/goose-double/selftest.sh            CLI + DB + PTY checks (python3, sqlite3)
+#   test/goose-double/selftest.sh            CLI + DB + PTY checks (python3)
 #   AGENTAPI_BIN=/path/to/agentapi test/goose-double/selftest.sh
 #                                            ... plus an end-to-end run under AgentAPI
 #
 # Without AGENTAPI_BIN it uses .tools/agentapi/v0.12.*/agentapi when present. Exit 0 = all passed.
+# No step waits for a fixed time: each waits for what it needs (text on the terminal, a line in
+# the event log, rows in the DB, an exit). SELFTEST_TIMEOUT (seconds, default 20) only bounds
+# such a wait, so a run that would hang fails instead.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -21,6 +24,19 @@ check() { # check NAME COMMAND...
   if "$@"; then ok "$name"; else bad "$name"; fi
 }
 has() { grep -qF -- "$2" <<<"$1"; } # has TEXT NEEDLE
+has_all() { # has_all TEXT NEEDLE...
+  local text="$1" needle
+  shift
+  for needle in "$@"; do has "$text" "$needle" || return 1; done
+}
+LIMIT="${SELFTEST_TIMEOUT:-20}"
+wait_for() { # wait_for COMMAND... : poll until COMMAND succeeds; false after $LIMIT seconds
+  local end=$((SECONDS + LIMIT))
+  until "$@"; do
+    ((SECONDS < end)) || { printf 'timed out after %s s waiting for: %s\n' "$LIMIT" "$*" >&2; return 1; }
+    sleep 0.05
+  done
+}
 
 fresh_home() { # fresh_home NAME -> sets H, DB, EV
   H="$WORK/$1"; mkdir -p "$H/home" "$H/proj"
@@ -32,7 +48,13 @@ g() { # g ARGS... : run the double in $H/proj with a clean, configured environme
     GOOSE_PROVIDER="${P-openai}" GOOSE_MODEL="${M-m}" GOOSE_TELEMETRY_ENABLED="${TEL-false}" \
     ${VER:+GOOSE_DOUBLE_VERSION=$VER} GOOSE_DOUBLE_TURN_MS="${TURN-50}" "$G" "$@")
 }
-q() { sqlite3 "$DB" "$1"; }
+q() { # q SQL : run SQL on the double's DB; rows as the sqlite3 shell prints them (a|b, NULL empty)
+  python3 -c '
+import sqlite3, sys, urllib.parse
+db = sqlite3.connect("file:%s?mode=rw" % urllib.parse.quote(sys.argv[1]), uri=True, isolation_level=None)
+for row in db.execute(sys.argv[2]):
+    print("|".join("" if v is None else str(v) for v in row))' "$DB" "$1"
+}
 events() { # events NAME : the event log's events called NAME, one JSON object a line
   grep -F "\"event\": \"$1\"" "$EV" || true
 }
@@ -66,9 +88,9 @@ so="$(g run -r -s -n nope -t hi </dev/null 2>&1)" && rc=0 || rc=$?
 check "run -r missing name" test "$rc:$so" = "1:Error: No session found with name 'nope'"
 out="$(g session -r </dev/null 2>&1)" && rc=0 || rc=$?
 check "resume with no sessions" test "$rc:$out" = "1:Error: No session found to resume"
-P= g session -n noprov >"$H/out" 2>"$H/err" </dev/null && rc=0 || rc=$?
+P='' g session -n noprov >"$H/out" 2>"$H/err" </dev/null && rc=0 || rc=$?
 check "no provider: exact text on STDOUT, exit 1" test "$rc|$(od -An -c "$H/out" | tr -s ' ')|$(cat "$H/err")" = "1|$(printf "\n  error: No provider configured. Run 'goose configure' first.\n\n" | od -An -c | tr -s ' ')|"
-M= g session -n nomodel >"$H/out" 2>/dev/null </dev/null && rc=0 || rc=$?
+M='' g session -n nomodel >"$H/out" 2>/dev/null </dev/null && rc=0 || rc=$?
 check "no model: exact text on STDOUT, exit 1" test "$rc|$(cat "$H/out")" = "1|$(printf "\n  error: No model configured. Run 'goose configure' first.\n\n")"
 check "failed starts still created their sessions (0 messages)" test "$(q "SELECT group_concat(name) FROM (SELECT name FROM sessions ORDER BY id)")" = "noprov,nomodel"
 json="$(g session list --format json)"
@@ -118,7 +140,9 @@ check "'session --name X' when X exists: another session X, 0 messages" test "$(
 sid2="$(q "SELECT id FROM sessions ORDER BY rowid DESC LIMIT 1")"
 printf 'x\n' | g session -r -n t1 >/dev/null
 check "resume -n X: the newer empty X wins (updated_at, then id)" test "$(q "SELECT session_id FROM messages ORDER BY id DESC LIMIT 1")" = "$sid2"
-sleep 1.1
+# Messages carry whole seconds: move the stored ones a minute back, so the next one is the
+# newest for certain instead of waiting for the clock to tick.
+q "UPDATE messages SET created_timestamp = created_timestamp - 60"
 printf 'y\n' | g session -r -n "$sid1" >/dev/null
 check "resume by exact id" test "$(q "SELECT session_id FROM messages ORDER BY id DESC LIMIT 1")" = "$sid1"
 printf 'z\n' | g session -r -n t1 >/dev/null
@@ -151,60 +175,129 @@ check "export markdown (default format)" test "$(g session export -n t1 | head -
 
 # ---- 4. PTY behaviour (AgentAPI keystrokes, signals, ^C, /exit, steering) ----------------------
 fresh_home pty
+# The PTY driver types into the double as AgentAPI does. A script is a list of steps:
+#   ["w", TEXT]       write TEXT to the terminal
+#   ["screen", TEXT]  wait until TEXT appears on the terminal after the last text waited for
+#   ["event", NAME]   wait for the next NAME event in the event log (written by this run)
+#   ["raw"]           wait until the double reads keys in raw mode (a question is drawn before
+#                     that, and an Enter typed earlier would reach it as a newline)
+#   ["sig", N]        send signal N to the double
+#   ["exit"]          wait for the double to exit
+# It prints the terminal output and a last line EXIT=<exit status>, or EXIT=running when the
+# double still runs after the last step (then it is killed), or EXIT=timeout. A script that
+# claims the double keeps running ends by typing text and waiting for its echo.
 cat >"$WORK/ptydrive.py" <<'EOF'
-import os, pty, select, signal, sys, time, json
+import json, os, pty, select, signal, sys, termios, time
 G, cwd, home = sys.argv[1], sys.argv[2], sys.argv[3]
 args, script = json.loads(sys.argv[4]), json.loads(sys.argv[5])
+LIMIT, EV = float(os.environ["LIMIT"]), os.environ["EV"]
+ev_pos = os.path.getsize(EV) if os.path.exists(EV) else 0
 pid, fd = pty.fork()
 if pid == 0:
     os.chdir(cwd)
     env = {"PATH": os.environ["PATH"], "HOME": home, "TERM": "vt100", "GOOSE_PROVIDER": "openai",
            "GOOSE_MODEL": "m", "GOOSE_DOUBLE_TURN_MS": os.environ.get("TURN", "200"),
-           "GOOSE_DOUBLE_EVENT_LOG": os.environ["EV"]}
+           "GOOSE_DOUBLE_EVENT_LOG": EV}
     if os.environ.get("TEL", "false") != "unset":
         env["GOOSE_TELEMETRY_ENABLED"] = os.environ.get("TEL", "false")
     if os.environ.get("TELOFF"):
         env["GOOSE_TELEMETRY_OFF"] = os.environ["TELOFF"]
     os.execve(G, [G] + args, env)
-out = b""
-def pump(t):
-    global out
-    end = time.time() + t
-    while time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.05)
-        if r:
-            try: d = os.read(fd, 65536)
-            except OSError: return
-            if not d: return
-            out += d
-for kind, val in script:
-    if kind == "w": os.write(fd, val.encode())
-    elif kind == "sleep": pump(val)
-    elif kind == "sig": os.kill(pid, val)
-pump(0.3)
-for _ in range(40):
+out, seen, status, closed = b"", 0, None, False
+def finish(last):
+    sys.stdout.write(out.decode("utf-8", "replace"))
+    print("\nEXIT=%s" % last)
+    sys.exit(0)
+def read_some():
+    """Keep reading the terminal (a full one would block the double); note when it closes."""
+    global out, closed
+    if closed:
+        return time.sleep(0.05)
+    r, _, _ = select.select([fd], [], [], 0.05)
+    if r:
+        try:
+            d = os.read(fd, 65536)
+        except OSError:  # EIO: the double has exited
+            d = b""
+        out += d
+        closed = not d
+def wait(ready, what):
+    end = time.monotonic() + LIMIT
+    while not ready():
+        if closed and what != "exit":
+            sys.stderr.write("ptydrive: the double exited while waiting for %s\n" % what)
+            finish("exited early")
+        if time.monotonic() > end:
+            sys.stderr.write("ptydrive: timed out after %gs waiting for %s\n" % (LIMIT, what))
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            finish("timeout")
+        read_some()
+def on_screen(text):
+    global seen
+    i = out.find(text.encode(), seen)
+    if i >= 0:
+        seen = i + len(text.encode())
+    return i >= 0
+def next_event(name):
+    global ev_pos
+    with open(EV, "rb") as f:
+        f.seek(ev_pos)
+        for line in f:
+            if not line.endswith(b"\n"):
+                break  # a line still being written
+            ev_pos += len(line)
+            if json.loads(line).get("event") == name:
+                return True
+    return False
+def exited():
+    global status
+    if status is None:
+        w, st = os.waitpid(pid, os.WNOHANG)
+        if w:
+            status = os.waitstatus_to_exitcode(st)
+    return closed and status is not None
+for step in script:
+    kind = step[0]
+    if kind == "w":
+        os.write(fd, step[1].encode())
+    elif kind == "screen":
+        wait(lambda: on_screen(step[1]), repr(step[1]))
+    elif kind == "event":
+        wait(lambda: os.path.exists(EV) and next_event(step[1]), "event " + step[1])
+    elif kind == "raw":  # the pseudo-terminal's two ends share one set of modes
+        wait(lambda: not termios.tcgetattr(fd)[3] & termios.ICANON, "raw mode")
+    elif kind == "sig":
+        os.kill(pid, step[1])
+    elif kind == "exit":
+        wait(exited, "exit")
+if status is None:
     w, st = os.waitpid(pid, os.WNOHANG)
-    if w: break
-    t0 = time.time(); pump(0.05); time.sleep(max(0, 0.05 - (time.time() - t0)))
-else:
-    os.kill(pid, signal.SIGKILL); os.waitpid(pid, 0); st = None
-sys.stdout.write(out.decode("utf-8", "replace"))
-print("\nEXIT=%s" % (os.waitstatus_to_exitcode(st) if st is not None else "running"))
+    if w:
+        finish(os.waitstatus_to_exitcode(st))
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    finish("running")
+finish(status)
 EOF
-ptyrun() { EV="$EV" python3 "$WORK/ptydrive.py" "$G" "${CWD:-$H/proj}" "$H/home" "$1" "$2"; }
-out="$(ptyrun '["run","-s","-n","p1","-t","task"]' '[["sleep",0.8],["w","x\b"],["w","\u001b[200~"],["w","hello\nworld"],["w","\u001b[201~"],["sleep",0.3],["w","\r"],["sleep",0.8],["sig",2],["sleep",0.3]]')" || true
+ptyrun() { EV="$EV" LIMIT="$LIMIT" python3 "$WORK/ptydrive.py" "$G" "${CWD:-$H/proj}" "$H/home" "$1" "$2"; }
+# Typing during the -t turn is dropped, so wait for the prompt after its reply.
+out="$(ptyrun '["run","-s","-n","p1","-t","task"]' '[["screen","Goose double reply #1"],["screen","Enter to send"],["w","x\b"],["w","\u001b[200~"],["w","hello\nworld"],["w","\u001b[201~"],["screen","world"],["w","\r"],["screen","reply #2: received"],["screen","Enter to send"],["sig",2],["event","sigint_ignored"],["w","still here"],["screen","still here"]]')" || true
 check "pty: dim placeholder after '> '" has "$out" $'> \e[2mEnter to send · Ctrl+J newline · Shift+Tab reasoning (off)\e[0m'
 check "pty: echoed paste" has "$out" 'hello'
 check "pty: turn spinner line" grep -qE '[◐◓◑◒]  [A-Z][a-z ]+\.\.\.  \(Ctrl\+C to interrupt\)' <<<"$out"
 check "pty: steer input line during a turn" has "$out" '>   [Enter steer · Tab queue · Ctrl+C stop]'
 check "pty: reply to paste (newline kept as one input)" has "$out" 'reply #2: received 11 chars: hello world'
 check "pty: SIGINT at the idle prompt is ignored" test "$(tail -1 <<<"$out"):$(events sigint_ignored | wc -l)" = "EXIT=running:1"
-out="$(TURN=2000 ptyrun '["session","-r","-n","p1"]' '[["sleep",0.6],["w","x\b\u001b[200~long one\u001b[201~"],["sleep",0.2],["w","\r"],["sleep",0.6],["sig",2],["sleep",0.6],["w","\u0003"],["sleep",0.3]]')" || true
-check "pty: SIGINT during a turn cancels it, Goose keeps running" bash -c 'grep -q "Yes — what would you like me to do?" <<<"$1" && grep -q "Interrupted, what should goose work on instead?" <<<"$1"' _ "$out"
+# A turn that is cancelled anyway can be long: the SIGINT is certain to find it running.
+out="$(TURN=600000 ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","x\b\u001b[200~long one\u001b[201~"],["screen","long one"],["w","\r"],["screen","(Ctrl+C to interrupt)"],["sig",2],["screen","Interrupted, what should goose work on instead?"],["w","\u0003"],["screen","Press Ctrl+C again to exit"],["w","still here"],["screen","still here"]]')" || true
+check "pty: SIGINT during a turn cancels it, Goose keeps running" has_all "$out" "Yes — what would you like me to do?" "Interrupted, what should goose work on instead?"
 check "pty: first ^C at the prompt prints the hint and keeps running" test "$(has "$out" 'Press Ctrl+C again to exit, or type new instructions to continue' && echo y):$(tail -1 <<<"$out")" = "y:EXIT=running"
 check "pty: cancelled turn keeps its 2 user rows, no reply" test "$(q "SELECT group_concat(role) FROM (SELECT role FROM messages ORDER BY id DESC LIMIT 3)")" = "user,user,assistant"
 check "pty: turn_cancelled event" test "$(events turn_cancelled | field reason)" = '"sigint"'
-out="$(TURN=1500 ptyrun '["session","-r","-n","p1"]' '[["sleep",0.6],["w","second\r"],["sleep",0.5],["w","\u0003"],["sleep",0.4],["w","third\r"],["sleep",0.4],["w","\u001b[200~steer me\u001b[201~"],["w","\r"],["sleep",1.6],["w","\u0003"],["sleep",0.2],["w","\u0003"],["sleep",0.3]]')" || true
+# The "third" turn has to end by itself, after the steer typed as soon as its spinner shows:
+# 3 s leave the steer ample time to arrive on a busy machine.
+out="$(TURN=3000 ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","second\r"],["screen","(Ctrl+C to interrupt)"],["w","\u0003"],["screen","Interrupted, what should goose work on instead?"],["w","third\r"],["screen","(Ctrl+C to interrupt)"],["w","\u001b[200~steer me\u001b[201~"],["w","\r"],["screen","Goose double reply #6"],["screen","Enter to send"],["w","\u0003"],["screen","Press Ctrl+C again to exit"],["w","\u0003"],["exit"]]')" || true
 check "pty: ^C byte during a turn cancels it" test "$(events turn_cancelled | tail -1 | field reason)" = '"ctrl_c"'
 check "pty: unanswered messages merged; steer joins the running turn" has "$out" 'Goose double reply #6: received 30 chars: long one second third steer me'
 check "pty: model_request carries the merged text" test "$(events model_request | tail -1 | field text)" = '"long one\nsecond\nthird\nsteer me"'
@@ -212,39 +305,40 @@ check "pty: steer row (visible, steer flag) + its turn-context row" test "$(q "S
 check "pty: steering did not start a second turn" test "$(events assistant_message | wc -l):$(events user_message | tail -1 | field source)" = '3:"steer"'
 check "pty: second consecutive ^C exits 0" test "$(tail -1 <<<"$out"):$(events exit | tail -1 | field reason)" = 'EXIT=0:"ctrl_c"'
 sid="$(q "SELECT id FROM sessions WHERE name='p1'")"
-out="$(ptyrun '["session","-r","-n","p1"]' '[["sleep",0.6],["w","/exit"],["w","\r"],["sleep",0.3]]')" || true
+out="$(ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","/exit"],["w","\r"],["exit"]]')" || true
 check "pty: /exit + Enter prints 'session closed' and exits 0" test "$(has "$out" "● session closed · $sid" && echo y):$(tail -1 <<<"$out")" = "y:EXIT=0"
 check "pty: resuming does not continue an unanswered turn" test "$(events model_request | wc -l)" = 6
-out="$(ptyrun '["session","-r","-n","p1"]' '[["sleep",0.6],["sig",15]]')" || true
+out="$(ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["sig",15],["exit"]]')" || true
 check "pty: SIGTERM kills (no handler)" has "$out" 'EXIT=-15'
-out="$(ptyrun '["session","-r","-n","p1"]' '[["sleep",0.6],["sig",1]]')" || true
+out="$(ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["sig",1],["exit"]]')" || true
 check "pty: SIGHUP kills (no handler)" has "$out" 'EXIT=-1'
 mkdir -p "$H/other"; ln -s "$H/proj" "$H/link"
-out="$(CWD="$H/link" ptyrun '["session","-r","-n","p1"]' '[["sleep",0.6],["w","/exit\r"]]')" || true
+out="$(CWD="$H/link" ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
 check "pty: resume from a symlink to the same folder: no question" test "$(has "$out" 'original working directory' && echo asked):$(tail -1 <<<"$out")" = ":EXIT=0"
 q "UPDATE sessions SET working_dir = '$H/link' WHERE id = '$sid'"
-out="$(ptyrun '["session","-r","-n","p1"]' '[["sleep",0.6],["w","/exit\r"]]')" || true
+out="$(ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
 check "pty: stored dir is a symlink to the cwd: resolved paths match, no question" test "$(has "$out" 'original working directory' && echo asked):$(tail -1 <<<"$out")" = ":EXIT=0"
 q "UPDATE sessions SET working_dir = '$H/proj' WHERE id = '$sid'"
-out="$(CWD="$H/other" ptyrun '["session","-r","-n","p1"]' '[["sleep",0.8],["sig",15]]')" || true
-check "pty: working-dir toggle blocks" bash -c 'grep -q "◆  WARNING: The original working directory of this session was set to" <<<"$1" && grep -q "│  ● Yes / ○ No" <<<"$1" && ! grep -q "goose is ready" <<<"$1"' _ "$out"
-out="$(CWD="$H/other" ptyrun '["session","-r","-n","p1"]' '[["sleep",0.6],["w","\r"],["sleep",0.5],["w","/exit\r"]]')" || true
+out="$(CWD="$H/other" ptyrun '["session","-r","-n","p1"]' '[["screen","│  ● Yes / ○ No"],["sig",15],["exit"]]')" || true
+check "pty: working-dir toggle blocks" test "$(has_all "$out" "◆  WARNING: The original working directory of this session was set to" "│  ● Yes / ○ No" && echo asked):$(has "$out" 'goose is ready' && echo ready)" = "asked:"
+out="$(CWD="$H/other" ptyrun '["session","-r","-n","p1"]' '[["screen","│  ● Yes / ○ No"],["raw"],["w","\r"],["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
 check "pty: working-dir toggle, Enter = Yes switches back" has "$out" "   \\____)    $sid · $H/proj"
-out="$(TEL=unset ptyrun '["session","-n","tel"]' '[["sleep",0.6],["sig",15]]')" || true
-check "pty: telemetry toggle blocks" bash -c 'grep -q "◆  Share anonymous usage data to help improve goose?" <<<"$1" && grep -q "│  ● Yes / ○ No" <<<"$1" && ! grep -q "goose is ready" <<<"$1"' _ "$out"
+out="$(TEL='unset' ptyrun '["session","-n","tel"]' '[["screen","│  ● Yes / ○ No"],["sig",15],["exit"]]')" || true
+check "pty: telemetry toggle blocks" test "$(has_all "$out" "◆  Share anonymous usage data to help improve goose?" "│  ● Yes / ○ No" && echo asked):$(has "$out" 'goose is ready' && echo ready)" = "asked:"
 rm -f "$H/home/.config/goose/config.yaml"
-out="$(TEL=unset ptyrun '["session","-n","tel"]' '[["sleep",0.6],["w","\r"],["sleep",0.6],["w","/exit\r"]]')" || true
+out="$(TEL='unset' ptyrun '["session","-n","tel"]' '[["screen","│  ● Yes / ○ No"],["raw"],["w","\r"],["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
 check "pty: telemetry Enter = Yes, recorded in config.yaml" test "$(has "$out" 'goose is ready' && echo y):$(cat "$H/home/.config/goose/config.yaml")" = "y:GOOSE_TELEMETRY_ENABLED: true"
 rm -f "$H/home/.config/goose/config.yaml"
-out="$(TEL=unset TELOFF=1 ptyrun '["session","-n","tel"]' '[["sleep",0.6],["w","/exit\r"]]')" || true
+out="$(TEL='unset' TELOFF=1 ptyrun '["session","-n","tel"]' '[["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
 check "pty: GOOSE_TELEMETRY_OFF=1 removes the question" test "$(has "$out" 'Share anonymous' && echo asked):$(tail -1 <<<"$out")" = ":EXIT=0"
 out="$(cd "$H/proj" && env -i PATH="$PATH" HOME="$H/home2" GOOSE_PROVIDER=p GOOSE_MODEL=m timeout 3 "$G" session -n t </dev/null 2>&1)" && rc=0 || rc=$?
 check "telemetry toggle, stdin at EOF -> exit 1, no DB" bash -c "[[ $rc == 1 ]] && grep -q 'Share anonymous usage data' <<<\"\$1\" && [[ ! -e '$H/home2/.local/share/goose/sessions/sessions.db' ]]" _ "$out"
 
 fresh_home resumetext
-printf 'first task' | TURN=3000 g run -n rt -i - >/dev/null 2>&1 &
-# Interrupt once the turn is running: its user rows are stored when it starts.
-for _ in $(seq 100); do [ "$(q "SELECT COUNT(*) FROM messages" 2>/dev/null)" = 2 ] && break; sleep 0.05; done
+# A long turn, interrupted once it runs: its user rows are stored when it starts.
+printf 'first task' | TURN=600000 g run -n rt -i - >/dev/null 2>&1 &
+user_rows_stored() { [[ "$(q "SELECT COUNT(*) FROM messages" 2>/dev/null)" == 2 ]]; }
+wait_for user_rows_stored || true
 kill -INT "$(events start | tail -1 | field pid)"; wait || true
 check "headless turn cancelled by SIGINT leaves the user rows" test "$(q "SELECT group_concat(role) FROM messages")" = "user,user"
 out="$(g run -r -n rt -s -t "more text" </dev/null)"
@@ -319,7 +413,7 @@ try:
     res["reply2"] = " ".join(msgs[-1]["content"].split()) if msgs else None
     t = time.time()
     res["raw"] = call(p, "/message", {"content": "/exit\r", "type": "raw"})[0]
-    res["rc2"] = wait(proc, 5); res["exit_s"] = round(time.time() - t, 2)
+    res["rc2"] = wait(proc); res["exit_s"] = round(time.time() - t, 2)
 finally:
     if proc.poll() is None: proc.kill(); proc.wait()
 print(json.dumps(res))
@@ -335,15 +429,17 @@ EOF
   # 0.12 strips the context bar below the reply; 0.11.8 keeps it in the message
   check "e2e: reply text with its ⏱ line" grep -qE '^Goose double reply #2: received 11 chars: hello there ⏱ 0\.[0-9]{2}s( ╌{20} 0% [0-9]+/128k)?$' <<<"$(jq_ reply)"
   check "e2e: first message: banner and task reply" grep -q '● new session · openai m .* goose is ready Goose double reply #1: received 29 chars' <<<"$(jq_ first)"
-  check "e2e: SIGTERM at idle: Goose ignores SIGINT, AgentAPI SIGKILLs it after ~5 s" python3 -c "import sys; sys.exit(not 4.5 <= float(sys.argv[1]) <= 8)" "$(jq_ stop_s)"
-  # agentapi < 0.12 exits 1 after SIGKILLing its child; 0.12 exits 0 (goose-observed.md)
+  # A lower bound only: a Goose that died of the SIGINT would let AgentAPI exit at once; a stop
+  # that hangs is caught by the exit status check ("killed").
+  check "e2e: SIGTERM at idle: Goose ignores SIGINT, AgentAPI SIGKILLs it after its 5 s" python3 -c "import sys; sys.exit(not 4.5 <= float(sys.argv[1]))" "$(jq_ stop_s)"
+  # agentapi < 0.12 exits 1 after SIGKILLing its child; 0.12 exits 0 (README.md, "Under AgentAPI")
   if "$AA" --version 2>/dev/null | grep -q 'version 0\.1[2-9]'; then
     check "e2e: agentapi exit 0 on SIGTERM" test "$(jq_ rc1)" = 0
   else
     check "e2e: agentapi (<0.12) exit 1 on SIGTERM" test "$(jq_ rc1)" = 1
   fi
   check "e2e: warm restart reply" grep -q '^Goose double reply #3: received 8 chars: continue ⏱' <<<"$(jq_ reply2)"
-  check "e2e: raw '/exit\\r' at idle: AgentAPI exits 0 by itself within a second" test "$(jq_ rc2):$(python3 -c 'import sys; print(float(sys.argv[1]) < 1.5)' "$(jq_ exit_s)")" = "0:True"
+  check "e2e: raw '/exit\\r' at idle: AgentAPI exits 0 by itself" test "$(jq_ rc2)" = 0
   check "e2e: task prompt stored exactly once" test "$(q "SELECT COUNT(*) FROM messages WHERE role='user' AND content_json LIKE '%Build the thing.%'")" = 1
   check "e2e: event log user messages" test "$(grep -c '"user_message"' "$H/events.jsonl")" = 3
   check "e2e: first Goose SIGKILLed (no exit event), second exited 0 via /exit" test "$(grep '"event": "exit"' "$H/events.jsonl" | field reason | tr '\n' ' ')" = '"/exit" '

@@ -1,25 +1,70 @@
 // The coder_script wrappers: size limits, self-contained bundles, and the
 // Node.js bootstrap when the workspace has no usable runtime.
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
-import os from "node:os";
-import { createServer, type Server } from "node:http";
-import path from "node:path";
+
 import { randomBytes } from "node:crypto";
-import { freePort, renderModule, repoRoot, run, scratchDir, type Rendered } from "./harness.js";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { gunzipSync } from "node:zlib";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parseStartConfig, parseStopConfig } from "../../src/config.js";
+import { freePort, type Rendered, renderModule, repoRoot, run, scratchDir } from "../../support/workspace/index.js";
 
 const base = { agent_id: "agent-1", goose_provider: "anthropic", goose_model: "claude-sonnet-4-5" };
+
+/** The settings document a rendered coder_script carries (gzip+base64 in CODER_MODULE_SETTINGS). */
+function embeddedSettings(script: string): unknown {
+  const encoded = /^CODER_MODULE_SETTINGS='([A-Za-z0-9+/=]+)'$/m.exec(script)?.[1];
+  if (!encoded) throw new Error("no CODER_MODULE_SETTINGS in the rendered script");
+  return JSON.parse(gunzipSync(Buffer.from(encoded, "base64")).toString("utf8"));
+}
+
+/** Every key path in a JSON document ("layer.port"), objects included. */
+function keyPaths(value: unknown, prefix = ""): string[] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...keyPaths(child, `${prefix}${key}.`)]);
+}
+
+/** `value` wrapped so that every key read, at any depth, is recorded in `read`. */
+function recording(value: unknown, read: Set<string>, prefix = ""): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  return new Proxy(value, {
+    get(target, key, receiver) {
+      const child = Reflect.get(target, key, receiver);
+      if (typeof key !== "string" || !Object.hasOwn(target, key)) return child;
+      read.add(`${prefix}${key}`);
+      return recording(child, read, `${prefix}${key}.`);
+    },
+  });
+}
 const MAX_ARG_STRLEN = 128 * 1024;
 
 describe("rendered coder_scripts", () => {
   let rendered: Rendered;
   beforeAll(async () => {
-    rendered = await renderModule({ ...base, ai_prompt: "Fix the flaky test in ci.yml and open a pull request.", system_prompt: "Be concise." });
+    rendered = await renderModule({
+      ...base,
+      ai_prompt: "Fix the flaky test in ci.yml and open a pull request.",
+      system_prompt: "Be concise.",
+    });
+  });
+
+  it.each([
+    ["start", parseStartConfig],
+    ["stop", parseStopConfig],
+  ] as const)("the %s script reads every setting Terraform sends it, and nothing more", (name, parse) => {
+    const document = embeddedSettings(rendered[name]);
+    const read = new Set<string>();
+    parse(recording(document, read), "/home/u");
+    expect([...read].sort()).toEqual(keyPaths(document).sort());
   });
 
   it("each fits in one argument (Linux MAX_ARG_STRLEN = 128 KiB)", () => {
     const sizes = { start: Buffer.byteLength(rendered.start), stop: Buffer.byteLength(rendered.stop) };
-    console.log(`coder_script sizes: start ${sizes.start} B (${((100 * sizes.start) / MAX_ARG_STRLEN).toFixed(1)}% of 128 KiB), stop ${sizes.stop} B (${((100 * sizes.stop) / MAX_ARG_STRLEN).toFixed(1)}%)`);
+    console.log(
+      `coder_script sizes: start ${sizes.start} B (${((100 * sizes.start) / MAX_ARG_STRLEN).toFixed(1)}% of 128 KiB), stop ${sizes.stop} B (${((100 * sizes.stop) / MAX_ARG_STRLEN).toFixed(1)}%)`,
+    );
     expect(sizes.start).toBeLessThan(MAX_ARG_STRLEN);
     expect(sizes.stop).toBeLessThan(MAX_ARG_STRLEN);
   });
@@ -46,12 +91,16 @@ describe("built bundles", () => {
     const outside = await mkdtemp(path.join(os.tmpdir(), "goose-bundle-"));
     const bundle = await readFile(path.join(repoRoot, "scripts", name), "utf8");
     const env = { ...process.env };
-    delete env.GOOSE_MODULE_SETTINGS;
-    const result = await run(process.execPath, ["--input-type=module", "-"], { cwd: outside, env, input: bundle }).finally(() => rm(outside, { recursive: true, force: true }));
+    delete env.CODER_MODULE_SETTINGS;
+    const result = await run(process.execPath, ["--input-type=module", "-"], {
+      cwd: outside,
+      env,
+      input: bundle,
+    }).finally(() => rm(outside, { recursive: true, force: true }));
     // Without settings the script must fail with its own message, which
     // proves the whole bundle (its dependencies included) loaded.
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain("no settings given (GOOSE_MODULE_SETTINGS is not set)");
+    expect(result.stderr).toContain("no settings given (CODER_MODULE_SETTINGS is not set)");
     expect(result.stderr).not.toContain("Dynamic require");
     expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)/);
   });
@@ -68,7 +117,24 @@ describe("runtime bootstrap", () => {
   async function pathWithoutNode(): Promise<string> {
     const bin = path.join(await scratchDir("bin"), "bin");
     await mkdir(bin);
-    for (const tool of ["sh", "base64", "gzip", "mkdir", "mv", "rm", "cat", "uname", "tar", "xz", "curl", "sha256sum", "cut", "printf", "dirname", "mktemp"]) {
+    for (const tool of [
+      "sh",
+      "base64",
+      "gzip",
+      "mkdir",
+      "mv",
+      "rm",
+      "cat",
+      "uname",
+      "tar",
+      "xz",
+      "curl",
+      "sha256sum",
+      "cut",
+      "printf",
+      "dirname",
+      "mktemp",
+    ]) {
       for (const dir of ["/usr/bin", "/bin"]) {
         const candidate = path.join(dir, tool);
         if ((await readdir(dir)).includes(tool)) {
@@ -102,7 +168,9 @@ describe("runtime bootstrap", () => {
     const home = await scratchDir("home");
     const result = await run("/bin/sh", ["-c", rendered.start], { env: { HOME: home, PATH: await pathWithoutNode() } });
     expect(result.code).not.toBe(0);
-    expect(requests).toEqual([expect.stringMatching(/^\/mirror\/node\/v22\.12\.0\/node-v22\.12\.0-linux-(x64|arm64)\.tar\.xz$/)]);
+    expect(requests).toEqual([
+      expect.stringMatching(/^\/mirror\/node\/v22\.12\.0\/node-v22\.12\.0-linux-(x64|arm64)\.tar\.xz$/),
+    ]);
     expect(result.stderr).toMatch(/SHA-256 .* expected/);
     const moduleDir = path.join(home, ".coder-modules", "coder", "goose");
     // Neither node/ nor the mktemp staging folder (node.partial.*) is left behind.

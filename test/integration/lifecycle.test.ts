@@ -1,9 +1,11 @@
 // The main job as a test: a workspace's whole life, rendered from
 // examples/task-template, with three restarts in a row.
-import { describe, expect, it } from "vitest";
+
 import { existsSync } from "node:fs";
-import { processesWithEnv } from "./harness.js";
-import { LifecycleError, runLifecycle, type LifecycleReport } from "../../tools/lifecycle/lifecycle.js";
+import { describe, expect, it } from "vitest";
+import { processesWithEnv } from "../../support/workspace/index.js";
+import { LifecycleError, runLifecycle } from "../../tools/lifecycle/lifecycle.js";
+import type { LifecycleReport } from "../../tools/lifecycle/report.js";
 
 describe("workspace lifecycle (examples/task-template, three restarts)", () => {
   it("resumes the same Goose session with its history, delivers the prompt once, and leaves nothing behind", async () => {
@@ -30,11 +32,17 @@ describe("workspace lifecycle (examples/task-template, three restarts)", () => {
     // Exactly one delivery of the task prompt, over four starts.
     expect(report.promptDeliveries, context).toBe(1);
     // The same Goose session every time: cold once, then resumed.
-    expect(cycles.map((c) => c.mode), context).toEqual(["cold", "warm", "warm", "warm"]);
+    expect(
+      cycles.map((c) => c.mode),
+      context,
+    ).toEqual(["cold", "warm", "warm", "warm"]);
     const ids = cycles.map((c) => c.sessionId);
     expect(ids[0], context).toBeTruthy();
     expect(new Set(ids).size, context).toBe(1);
-    expect(cycles.map((c) => c.sessionsWithName), context).toEqual([1, 1, 1, 1]);
+    expect(
+      cycles.map((c) => c.sessionsWithName),
+      context,
+    ).toEqual([1, 1, 1, 1]);
     // A history that only grows: restored exactly, then one more exchange.
     expect(cycles[0]!.messagesBeforeStop, context).toBeGreaterThan(0);
     for (let i = 1; i < cycles.length; i++) {
@@ -42,15 +50,22 @@ describe("workspace lifecycle (examples/task-template, three restarts)", () => {
       const cycle = cycles[i]!;
       expect(cycle.messagesAfterStart, `restart #${i}: restored count\n${context}`).toBe(previous.messagesBeforeStop);
       expect(cycle.messagesAfterStart, context).toBeGreaterThanOrEqual(previous.messagesAfterStart);
-      expect(cycle.messagesBeforeStop, `restart #${i}: history grows\n${context}`).toBeGreaterThan(cycle.messagesAfterStart);
+      expect(cycle.messagesBeforeStop, `restart #${i}: history grows\n${context}`).toBeGreaterThan(
+        cycle.messagesAfterStart,
+      );
     }
     // Every stop, in the stop script's own words: the save confirmed first, no turn to
     // wait for, then Goose left on `/exit`. A fallback would print a line naming
     // SIGTERM ("AgentAPI exited after SIGTERM") or SIGKILL.
     for (const cycle of cycles) {
       const stopped = cycle.stopLines.join("\n");
-      expect([...stopped.matchAll(/phase (\w+):/g)].map((m) => m[1]), `stop #${cycle.index}\n${context}`).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
-      expect(stopped, `stop #${cycle.index}\n${context}`).toMatch(/save \(before stopping\): (AgentAPI logged the save|state file rewritten)/);
+      expect(
+        [...stopped.matchAll(/phase (\w+):/g)].map((m) => m[1]),
+        `stop #${cycle.index}\n${context}`,
+      ).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
+      expect(stopped, `stop #${cycle.index}\n${context}`).toMatch(
+        /save \(before stopping\): (AgentAPI logged the save|state file rewritten)/,
+      );
       expect(stopped, `stop #${cycle.index}\n${context}`).toContain("turn: agent stable");
       expect(stopped, `stop #${cycle.index}\n${context}`).toContain("Goose exited on /exit");
       expect(stopped, `stop #${cycle.index}\n${context}`).not.toMatch(/SIGTERM|SIGKILL/);
@@ -62,7 +77,10 @@ describe("workspace lifecycle (examples/task-template, three restarts)", () => {
       expect(snapshot.tokenMatched).toBe(true);
       expect(snapshot.messages).toBeGreaterThan(0);
     }
-    expect(report.checks.filter((c) => !c.ok), context).toEqual([]);
+    expect(
+      report.checks.filter((c) => !c.ok),
+      context,
+    ).toEqual([]);
     expect(report.ok).toBe(true);
 
     // No process left behind, and the throwaway folder is gone.

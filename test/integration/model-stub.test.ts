@@ -1,12 +1,21 @@
-// The model stub (test/model-stub/server.ts) over real HTTP: what a real Goose
+// The model stub (support/model-stub/server.ts) over real HTTP: what a real Goose
 // with GOOSE_PROVIDER=openai and OPENAI_HOST pointing at it would see.
 import { spawn } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { startModelStub, type ModelStub } from "../model-stub/server.js";
-import { gooseDoubleDir, gooseUnderTest, linkGoose, repoRoot, run, waitFor, Workspace } from "./harness.js";
+import { type ModelStub, startModelStub } from "../../support/model-stub/server.js";
+import {
+  GOOSE_DOUBLE,
+  gooseDoubleDir,
+  gooseUnderTest,
+  linkGoose,
+  repoRoot,
+  run,
+  Workspace,
+  waitFor,
+} from "../../support/workspace/index.js";
 
 const stubs: ModelStub[] = [];
 afterEach(async () => {
@@ -19,7 +28,12 @@ async function stub(opts: Parameters<typeof startModelStub>[0] = {}): Promise<Mo
   return s;
 }
 
-function post(s: ModelStub, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+function post(
+  s: ModelStub,
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   return fetch(`${s.url}/v1/chat/completions`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: "Bearer anything", ...headers },
@@ -41,7 +55,10 @@ const user = (content: unknown) => ({ role: "user", content });
 describe("model stub", () => {
   it("answers a non-streaming chat completion with a deterministic reply and usage", async () => {
     const s = await stub();
-    const response = await post(s, { model: "gpt-4o", messages: [{ role: "system", content: "be brief" }, user("  hello\n\n  world  ")] });
+    const response = await post(s, {
+      model: "gpt-4o",
+      messages: [{ role: "system", content: "be brief" }, user("  hello\n\n  world  ")],
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     const body = (await response.json()) as any;
@@ -61,7 +78,12 @@ describe("model stub", () => {
 
   it("streams chat.completion.chunk events, a final chunk with finish_reason and usage, then [DONE]", async () => {
     const s = await stub();
-    const response = await post(s, { model: "gpt-4o", stream: true, stream_options: { include_usage: true }, messages: [user("stream me please")] });
+    const response = await post(s, {
+      model: "gpt-4o",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [user("stream me please")],
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const data = sseData(await response.text());
@@ -101,12 +123,22 @@ describe("model stub", () => {
     expect(body.choices[0].message.content).toBe("ack 1: first part second part");
 
     const merged = (await (
-      await post(s, { model: "gpt-4o", messages: [user([{ type: "text", text: long }, { type: "text", text: "<turn-context>\nthe date is today\n</turn-context>" }])] })
+      await post(s, {
+        model: "gpt-4o",
+        messages: [
+          user([
+            { type: "text", text: long },
+            { type: "text", text: "<turn-context>\nthe date is today\n</turn-context>" },
+          ]),
+        ],
+      })
     ).json()) as any;
     expect(merged.choices[0].message.content).toBe(`ack 2: ${long.replace(/\s+/g, " ").trim().slice(0, 60)}`);
 
     // Only the hidden context in the last user message: quote the one before it.
-    const hidden = (await (await post(s, { model: "gpt-4o", messages: [user("visible text"), user("<turn-context>x</turn-context>")] })).json()) as any;
+    const hidden = (await (
+      await post(s, { model: "gpt-4o", messages: [user("visible text"), user("<turn-context>x</turn-context>")] })
+    ).json()) as any;
     expect(hidden.choices[0].message.content).toBe("ack 3: visible text");
   });
 
@@ -120,7 +152,12 @@ describe("model stub", () => {
 
   it("logs every request as a JSON line: time, model, stream flag, roles and texts", async () => {
     const s = await stub();
-    await (await post(s, { model: "gpt-4o", messages: [{ role: "system", content: "sys" }, user([{ type: "text", text: "parts" }])] })).json();
+    await (
+      await post(s, {
+        model: "gpt-4o",
+        messages: [{ role: "system", content: "sys" }, user([{ type: "text", text: "parts" }])],
+      })
+    ).json();
     await (await post(s, { model: "other-model", stream: true, messages: [user("streamed")] })).text();
     const log = await s.requests();
     expect(log).toHaveLength(2);
@@ -135,7 +172,13 @@ describe("model stub", () => {
       ],
       reply: "ack 1: parts",
     });
-    expect(log[1]).toMatchObject({ n: 2, model: "other-model", stream: true, messages: [{ role: "user", text: "streamed" }], reply: "ack 2: streamed" });
+    expect(log[1]).toMatchObject({
+      n: 2,
+      model: "other-model",
+      stream: true,
+      messages: [{ role: "user", text: "streamed" }],
+      reply: "ack 2: streamed",
+    });
     for (const entry of log) expect(Number.isNaN(Date.parse(entry.ts))).toBe(false);
   });
 
@@ -196,13 +239,19 @@ describe("model stub", () => {
       const first = new TextDecoder().decode((await reader.read()).value);
       const [role] = sseData(first).map((d) => JSON.parse(d));
       expect(role.choices[0].delta).toEqual({ role: "assistant", content: "" });
-      expect((await s.requests()).at(-1)).toMatchObject({ delayMs: delay, messages: [{ role: "user", text: content }] });
+      expect((await s.requests()).at(-1)).toMatchObject({
+        delayMs: delay,
+        messages: [{ role: "user", text: content }],
+      });
       abort.abort();
       await reader.cancel().catch(() => undefined);
     }
     // The stub still answers, and closes with nothing pending.
     s.setDelay(0);
-    expect(((await (await post(s, { model: "gpt-4o", messages: [user("after")] })).json()) as any).choices[0].message.content).toBe("ack 3: after");
+    expect(
+      ((await (await post(s, { model: "gpt-4o", messages: [user("after")] })).json()) as any).choices[0].message
+        .content,
+    ).toBe("ack 3: after");
   });
 
   it("closes with a delayed reply still pending", async () => {
@@ -217,7 +266,9 @@ describe("model stub", () => {
   });
 
   it("runs as a CLI that prints its URL", async () => {
-    const child = spawn("bash", [path.join(repoRoot, "test", "model-stub", "run.sh"), "--model", "gpt-4o"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", [path.join(repoRoot, "support", "model-stub", "run.sh"), "--model", "gpt-4o"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -237,16 +288,21 @@ describe("model stub", () => {
   }, 60_000);
 });
 
-// The harness's GOOSE_BIN plumbing, driven with the double standing in for a
-// "real" binary (it is an executable named goose): a symlink folder first on
-// PATH, the stub's OPENAI_HOST, openai/gpt-4o, counts read from sessions.db.
-describe("GOOSE_BIN plumbing in the harness", () => {
-  const doubleBin = path.join(gooseDoubleDir, "goose");
+// The workspace simulator's GOOSE_BIN plumbing, driven with the double standing
+// in for a "real" binary (it is an executable named goose): a symlink folder
+// first on PATH, the stub's OPENAI_HOST, openai/gpt-4o, counts read from
+// sessions.db.
+describe("GOOSE_BIN plumbing in the workspace simulator", () => {
+  const doubleBin = GOOSE_DOUBLE;
 
   it("uses the double when GOOSE_BIN is unset: its folder on PATH, the caller's provider and model", () => {
     const goose = gooseUnderTest(undefined);
     expect(goose).toMatchObject({ real: false, bin: doubleBin, pathDir: gooseDoubleDir, provider: null, model: null });
-    expect(goose.vars({ goose_provider: "anthropic", goose_model: "m", other: 1 })).toEqual({ goose_provider: "anthropic", goose_model: "m", other: 1 });
+    expect(goose.vars({ goose_provider: "anthropic", goose_model: "m", other: 1 })).toEqual({
+      goose_provider: "anthropic",
+      goose_model: "m",
+      other: 1,
+    });
   });
 
   it("refuses a GOOSE_BIN that is not an executable file", () => {
@@ -262,7 +318,11 @@ describe("GOOSE_BIN plumbing in the harness", () => {
     expect(readlinkSync(path.join(goose.pathDir, "goose"))).toBe(doubleBin);
     // The same folder on every call and every run for that binary.
     expect(linkGoose(doubleBin, path.dirname(goose.pathDir), path.basename(goose.pathDir))).toBe(goose.pathDir);
-    expect(goose.vars({ goose_provider: "anthropic", folder: "/x" })).toEqual({ goose_provider: "openai", goose_model: "gpt-4o", folder: "/x" });
+    expect(goose.vars({ goose_provider: "anthropic", folder: "/x" })).toEqual({
+      goose_provider: "openai",
+      goose_model: "gpt-4o",
+      folder: "/x",
+    });
 
     const saved = process.env.GOOSE_BIN;
     process.env.GOOSE_BIN = doubleBin;
@@ -275,16 +335,17 @@ describe("GOOSE_BIN plumbing in the harness", () => {
     }
     let stubUrl = "";
     try {
-      const stub = await ws.modelStub();
+      const stub = ws.modelStub;
       expect(stub).not.toBeNull();
       stubUrl = stub!.url;
-      expect(await ws.modelStub()).toBe(stub);
       const env = ws.env();
       expect(env.OPENAI_HOST).toBe(stub!.url);
       expect(env.OPENAI_API_KEY).toEqual(expect.any(String));
       expect(env.GOOSE_DOUBLE_EVENT_LOG).toBeUndefined();
       expect(String(env.PATH).split(":")[0]).toBe(goose.pathDir);
-      expect((await (await fetch(`${env.OPENAI_HOST}/v1/models`)).json()) as unknown).toMatchObject({ data: [{ id: "gpt-4o" }] });
+      expect((await (await fetch(`${env.OPENAI_HOST}/v1/models`)).json()) as unknown).toMatchObject({
+        data: [{ id: "gpt-4o" }],
+      });
 
       // Two turns through the goose found on PATH; the database has the answers.
       expect(await ws.deliveries("count me")).toBe(0);

@@ -1,12 +1,27 @@
-// What a real Goose does at a stop and a restart (issue 8), against real
+// What a real Goose does at a stop and a restart, against real
 // AgentAPI and the Goose under test (the double, which behaves like the real
 // binary: SIGINT ignored at the prompt, `/exit` exits 0, the reply stored only
 // when a turn ends; or a real Goose with GOOSE_BIN).
-import { describe, expect, it } from "vitest";
+
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { run, tools, type Rendered, type Workspace } from "./harness.js";
-import { PROMPT, SESSION, expectOk, launchRecord, newWorkspace, output, render, savedState, sendWithoutWaiting, setTurnMs, start, stop, waitTurns } from "./scenario.js";
+import { describe, expect, it } from "vitest";
+import { type Rendered, run, tools, type Workspace } from "../../support/workspace/index.js";
+import {
+  expectOk,
+  launchRecord,
+  newWorkspace,
+  output,
+  PROMPT,
+  render,
+  SESSION,
+  savedState,
+  sendWithoutWaiting,
+  setTurnMs,
+  start,
+  stop,
+  waitTurns,
+} from "./scenario.js";
 
 /**
  * A PATH folder whose `agentapi` runs the real binary and records its exit
@@ -23,7 +38,9 @@ async function agentapiRecordingExit(ws: Workspace, real: string): Promise<strin
 }
 
 async function exitCodes(ws: Workspace): Promise<string[]> {
-  return (await readFile(path.join(ws.home, "agentapi-exit-codes"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+  return (await readFile(path.join(ws.home, "agentapi-exit-codes"), "utf8").catch(() => ""))
+    .split("\n")
+    .filter(Boolean);
 }
 
 /** An agent message made of nothing but Goose's spinner, steer hint or blank lines. */
@@ -116,8 +133,14 @@ describe("a stop during a turn, and the restart after it", () => {
       const requests = (await ws.events()).filter((e) => e.event === "model_request");
       expect(requests.at(-1)?.text).toContain(PROMPT);
     } else {
-      const requests = await (await ws.modelStub())!.requests();
-      expect(requests.at(-1)?.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")).toContain(PROMPT);
+      const requests = await ws.modelStub!.requests();
+      expect(
+        requests
+          .at(-1)
+          ?.messages.filter((m) => m.role === "user")
+          .map((m) => m.text)
+          .join("\n"),
+      ).toContain(PROMPT);
     }
     await stop(ws, rendered);
 
@@ -165,29 +188,43 @@ describe("a stop during a turn, and the restart after it", () => {
 });
 
 describe("the sqlite3 fallback agrees with Goose", () => {
-  it.skipIf(process.env.GOOSE_BIN)("counts visible messages only (not the hidden turn-context rows) and finds the interrupted turn", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
-    await stopDuringFollowUp(ws, rendered, "A follow-up that the stop interrupts.");
+  it.skipIf(process.env.GOOSE_BIN)(
+    "counts visible messages only (not the hidden turn-context rows) and finds the interrupted turn",
+    async () => {
+      const ws = await newWorkspace();
+      const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
+      await stopDuringFollowUp(ws, rendered, "A follow-up that the stop interrupts.");
 
-    const listed = await run(ws.goose.bin, ["session", "list", "--format", "json"], { cwd: ws.home, env: ws.env() });
-    const [session] = JSON.parse(listed.stdout) as Array<{ id: string; name: string; message_count: number }>;
-    // The prompt, its reply and the follow-up; each user turn also wrote a hidden row.
-    expect(session).toMatchObject({ name: SESSION, message_count: 3 });
+      const [session] = JSON.parse(await ws.gooseSessionList()) as Array<{
+        id: string;
+        name: string;
+        message_count: number;
+      }>;
+      // The prompt, its reply and the follow-up; each user turn also wrote a hidden row.
+      expect(session).toMatchObject({ name: SESSION, message_count: 3 });
 
-    // `goose session list` and `export` fail (a locked database, say); everything else is the double.
-    const broken = path.join(ws.home, "broken-list-bin");
-    await mkdir(broken);
-    const script = `#!/bin/sh\nif [ "$1" = session ] && { [ "$2" = list ] || [ "$2" = export ]; }; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
-    await writeFile(path.join(broken, "goose"), script, { mode: 0o755 });
-    await setTurnMs(ws, 200);
-    const started = await run("/bin/sh", ["-c", rendered.start], { cwd: ws.home, env: { ...ws.env(), PATH: [broken, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"].join(":") } });
-    expectOk(started, "start with a failing session list and export");
-    expect(started.stdout).toContain(`warm start: Goose has session "${SESSION}" (${session!.id}) with ${session!.message_count} message(s) [sqlite3 read`);
-    expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
-    await waitTurns(ws, 2);
-    expect(await ws.deliveries(PROMPT)).toBe(1);
-    expect(await ws.deliveries("A follow-up that the stop interrupts.")).toBe(1);
-    await stop(ws, rendered);
-  });
+      // `goose session list` and `export` fail (a locked database, say); everything else is the double.
+      const broken = path.join(ws.home, "broken-list-bin");
+      await mkdir(broken);
+      const script = `#!/bin/sh\nif [ "$1" = session ] && { [ "$2" = list ] || [ "$2" = export ]; }; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
+      await writeFile(path.join(broken, "goose"), script, { mode: 0o755 });
+      await setTurnMs(ws, 200);
+      const started = await run("/bin/sh", ["-c", rendered.start], {
+        cwd: ws.home,
+        env: {
+          ...ws.env(),
+          PATH: [broken, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
+        },
+      });
+      expectOk(started, "start with a failing session list and export");
+      expect(started.stdout).toContain(
+        `warm start: Goose has session "${SESSION}" (${session!.id}) with ${session!.message_count} message(s) [sqlite3 read`,
+      );
+      expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
+      await waitTurns(ws, 2);
+      expect(await ws.deliveries(PROMPT)).toBe(1);
+      expect(await ws.deliveries("A follow-up that the stop interrupts.")).toBe(1);
+      await stop(ws, rendered);
+    },
+  );
 });

@@ -1,10 +1,12 @@
-// Shared steps for the integration tests that play a workspace's life: a
-// throwaway workspace per test (cleaned up after it, kept when it fails), the
-// module rendered for it, and the checks most scenarios make.
-import { afterEach, expect, onTestFinished } from "vitest";
-import { readFile, rm, writeFile } from "node:fs/promises";
+// Shared steps for the integration tests that play a workspace's life, on
+// top of the workspace simulator in support/workspace: a throwaway workspace
+// per test (cleaned up after it, kept when it fails), the module rendered for
+// it, and the checks most scenarios make.
+
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Workspace, renderModule, type Rendered, type RunResult } from "./harness.js";
+import { afterEach, expect, onTestFinished } from "vitest";
+import { type Rendered, type RunResult, readCmdline, renderModule, Workspace } from "../../support/workspace/index.js";
 
 export const WORKSPACE_ID = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b";
 export const PROMPT = "Fix the flaky login test and open a pull request.";
@@ -27,7 +29,11 @@ export async function newWorkspace(): Promise<Workspace> {
 }
 
 /** The module as a template author would use it, with the binaries taken from PATH. */
-export function render(ws: Workspace, vars: Record<string, unknown> = {}, coderEnv: Record<string, string> = {}): Promise<Rendered> {
+export function render(
+  ws: Workspace,
+  vars: Record<string, unknown> = {},
+  coderEnv: Record<string, string> = {},
+): Promise<Rendered> {
   return renderModule(
     ws.goose.vars({
       agent_id: "test-agent",
@@ -53,9 +59,9 @@ export function expectOk(result: RunResult, what: string): void {
   expect(result.code, `${what} failed:\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).toBe(0);
 }
 
+/** A process's argv; [] once it is gone. */
 export async function cmdline(pid: number): Promise<string[]> {
-  const raw = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-  return raw.split("\0").filter((part) => part !== "");
+  return (await readCmdline(pid)) ?? [];
 }
 
 /** Live `agentapi` processes started with this workspace's HOME. */
@@ -116,13 +122,7 @@ export function flat(text: string): string {
 /** Sends a chat message the way the dashboard does, without waiting for Goose's turn to end. */
 export async function sendWithoutWaiting(ws: Workspace, content: string): Promise<void> {
   await ws.waitStable();
-  const response = await fetch(ws.url("/message"), {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ content, type: "user" }),
-    signal: AbortSignal.timeout(60_000),
-  });
-  expect(response.ok, await response.text()).toBe(true);
+  await ws.agentapi.post(content);
 }
 
 /**
@@ -130,7 +130,7 @@ export async function sendWithoutWaiting(ws: Workspace, content: string): Promis
  * when each turn starts; a real Goose waits that long for the model stub.
  */
 export async function setTurnMs(ws: Workspace, ms: number): Promise<void> {
-  const stub = await ws.modelStub();
+  const stub = ws.modelStub;
   if (stub) return stub.setDelay(ms);
   const file = path.join(ws.home, "goose-double-turn-ms");
   await writeFile(file, `${ms}\n`);

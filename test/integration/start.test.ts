@@ -2,14 +2,39 @@
 // run as `/bin/sh -c` in a throwaway HOME against real AgentAPI binaries and
 // the Goose under test (the double, or a real Goose with GOOSE_BIN), counting
 // how often the task prompt reaches Goose in Goose's own database.
-import { afterEach, describe, expect, it } from "vitest";
-import { createServer, request, type Server } from "node:http";
+
+import { spawn } from "node:child_process";
 import { createReadStream } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { spawn } from "node:child_process";
+import { createServer, request, type Server } from "node:http";
 import path from "node:path";
-import { freePort, gooseMessages, gooseUnderTest, repoRoot, run, tools, type GooseMessage, type Rendered, type RunResult, type Workspace } from "./harness.js";
-import { PROMPT, SESSION, WORKSPACE_ID, agentapiPids, cmdline, expectOk, flat, launchRecord, newWorkspace, render, stop, waitTurns } from "./scenario.js";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  freePort,
+  type GooseMessage,
+  gooseMessages,
+  gooseUnderTest,
+  type Rendered,
+  type RunResult,
+  repoRoot,
+  run,
+  tools,
+  type Workspace,
+} from "../../support/workspace/index.js";
+import {
+  agentapiPids,
+  cmdline,
+  expectOk,
+  flat,
+  launchRecord,
+  newWorkspace,
+  PROMPT,
+  render,
+  SESSION,
+  stop,
+  WORKSPACE_ID,
+  waitTurns,
+} from "./scenario.js";
 
 const servers: Server[] = [];
 
@@ -26,7 +51,13 @@ type Event = Record<string, any>;
 
 /** Goose processes AgentAPI launched, from the double's event log (not `--version`, `session list` or `session export` probes). */
 function agentLaunches(events: Event[]): Event[] {
-  return events.filter((e) => e.event === "start" && (e.argv[1] === "run" || e.argv[1] === "session") && e.argv[2] !== "list" && e.argv[2] !== "export");
+  return events.filter(
+    (e) =>
+      e.event === "start" &&
+      (e.argv[1] === "run" || e.argv[1] === "session") &&
+      e.argv[2] !== "list" &&
+      e.argv[2] !== "export",
+  );
 }
 
 /**
@@ -35,12 +66,16 @@ function agentLaunches(events: Event[]): Event[] {
  * the double and a real Goose alike.
  */
 async function deliveredIn(ws: Workspace, text = PROMPT): Promise<string[]> {
-  return (await gooseMessages(ws.gooseDb, "user")).filter((m) => m.userVisible && m.text === text).map((m) => m.sessionId);
+  return (await gooseMessages(ws.gooseDb, "user"))
+    .filter((m) => m.userVisible && m.text === text)
+    .map((m) => m.sessionId);
 }
 
 /** Goose's replies (its `assistant` rows), oldest first; with `sessionId`, only that session's. */
 async function gooseReplies(ws: Workspace, sessionId?: string): Promise<GooseMessage[]> {
-  return (await gooseMessages(ws.gooseDb, "assistant")).filter((m) => sessionId === undefined || m.sessionId === sessionId);
+  return (await gooseMessages(ws.gooseDb, "assistant")).filter(
+    (m) => sessionId === undefined || m.sessionId === sessionId,
+  );
 }
 
 /** The first words of a reply: enough to tell replies apart on AgentAPI's screen, too short to wrap there. */
@@ -64,9 +99,7 @@ interface ListedSession {
 
 /** What Goose itself reports (`goose session list --format json`), run with the workspace's environment. */
 async function gooseSessions(ws: Workspace): Promise<ListedSession[]> {
-  const result = await run(ws.goose.bin, ["session", "list", "--format", "json"], { cwd: ws.home, env: ws.env() });
-  expectOk(result, "goose session list");
-  return JSON.parse(result.stdout);
+  return JSON.parse(await ws.gooseSessionList());
 }
 
 async function readPid(file: string): Promise<number> {
@@ -84,7 +117,9 @@ async function exists(file: string): Promise<boolean> {
 
 async function setAsideFiles(stateFile: string): Promise<string[]> {
   const names = await readdir(path.dirname(stateFile));
-  return names.filter((n) => n.startsWith(`${path.basename(stateFile)}.set-aside-`)).map((n) => path.join(path.dirname(stateFile), n));
+  return names
+    .filter((n) => n.startsWith(`${path.basename(stateFile)}.set-aside-`))
+    .map((n) => path.join(path.dirname(stateFile), n));
 }
 
 /** A GET with a chosen Host header (fetch does not allow setting it). */
@@ -212,7 +247,9 @@ describe("start script", () => {
       const launches = agentLaunches(events);
       expect(launches).toHaveLength(1);
       expect(launches[0]!.argv.slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
-      expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_name: SESSION, session_id: session!.id })]);
+      expect(events.filter((e) => e.event === "resume")).toEqual([
+        expect.objectContaining({ session_name: SESSION, session_id: session!.id }),
+      ]);
       expect(events.some((e) => e.event === "session_created")).toBe(false);
     }
 
@@ -253,7 +290,9 @@ describe("start script", () => {
     if (!ws.goose.real) {
       const events = (await ws.events()).slice(before);
       expect(events.some((e) => e.event === "resume")).toBe(false);
-      expect(events.filter((e) => e.event === "session_created")).toEqual([expect.objectContaining({ session_id: created!.id })]);
+      expect(events.filter((e) => e.event === "session_created")).toEqual([
+        expect.objectContaining({ session_id: created!.id }),
+      ]);
     }
 
     // The old chat is kept on disk, not shown for the new session.
@@ -277,7 +316,9 @@ describe("start script", () => {
     const started = await ws.runScript(rendered.start, tools.agentapiOld);
     expectOk(started, "start script");
 
-    const warnings = `${started.stdout}\n${started.stderr}`.split("\n").filter((line) => /warn/i.test(line) && line.includes(tools.agentapiOldVersion));
+    const warnings = `${started.stdout}\n${started.stderr}`
+      .split("\n")
+      .filter((line) => /warn/i.test(line) && line.includes(tools.agentapiOldVersion));
     expect(warnings).toHaveLength(1);
     expect(await ws.status()).not.toBeNull();
 
@@ -303,7 +344,12 @@ describe("start script", () => {
     // Goose died before the prompt was stored: the named session exists, empty.
     const empty = await run(ws.goose.bin, ["session", "--name", SESSION], {
       cwd: folder,
-      env: { ...ws.env(), GOOSE_PROVIDER: ws.goose.provider ?? "anthropic", GOOSE_MODEL: ws.goose.model ?? "claude-sonnet-4-5", GOOSE_TELEMETRY_ENABLED: "false" },
+      env: {
+        ...ws.env(),
+        GOOSE_PROVIDER: ws.goose.provider ?? "anthropic",
+        GOOSE_MODEL: ws.goose.model ?? "claude-sonnet-4-5",
+        GOOSE_TELEMETRY_ENABLED: "false",
+      },
       input: "",
     });
     expectOk(empty, "creating the empty session");
@@ -323,7 +369,9 @@ describe("start script", () => {
     if (!ws.goose.real) {
       const events = (await ws.events()).slice(before);
       expect(events.some((e) => e.event === "resume")).toBe(false);
-      expect(events.filter((e) => e.event === "session_created")).toEqual([expect.objectContaining({ session_id: created!.id })]);
+      expect(events.filter((e) => e.event === "session_created")).toEqual([
+        expect.objectContaining({ session_id: created!.id }),
+      ]);
     }
 
     // The next start resumes the session that holds the prompt, and sends nothing again.
@@ -338,7 +386,9 @@ describe("start script", () => {
     expect(await ws.deliveries(PROMPT)).toBe(1);
     if (!ws.goose.real) {
       const events = (await ws.events()).slice(mid);
-      expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_id: created!.id })]);
+      expect(events.filter((e) => e.event === "resume")).toEqual([
+        expect.objectContaining({ session_id: created!.id }),
+      ]);
     }
   });
 
@@ -403,7 +453,9 @@ describe("start script", () => {
     expect(await ws.deliveries(PROMPT)).toBe(1);
     if (!ws.goose.real) expect(agentLaunches(await ws.events())).toHaveLength(1);
     // No second AgentAPI was even attempted (v0.12 would refuse it over the PID file).
-    expect(await readFile(path.join(ws.moduleDir, "logs", "agentapi.log"), "utf8")).not.toMatch(/already running|address already in use/);
+    expect(await readFile(path.join(ws.moduleDir, "logs", "agentapi.log"), "utf8")).not.toMatch(
+      /already running|address already in use/,
+    );
   });
 
   it("a PID file naming a live process that is not this AgentAPI is replaced, and that process is left alone", async () => {
@@ -452,11 +504,21 @@ describe("start script", () => {
       const [session] = await gooseSessions(ws);
 
       const before = (await ws.events()).length;
-      const pathDirs = [await brokenListGoose(ws), path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"];
+      const pathDirs = [
+        await brokenListGoose(ws),
+        path.dirname(tools.agentapiNew),
+        "/usr/local/bin",
+        "/usr/bin",
+        "/bin",
+      ];
       expectOk(await runWithPath(ws, rendered.start, pathDirs), "second start");
-      await ws.waitFor("Goose resumed", async () => (await ws.events()).slice(before).find((e) => e.event === "resume"));
+      await ws.waitFor("Goose resumed", async () =>
+        (await ws.events()).slice(before).find((e) => e.event === "resume"),
+      );
       const events = (await ws.events()).slice(before);
-      expect(events.filter((e) => e.event === "resume")).toEqual([expect.objectContaining({ session_id: session!.id })]);
+      expect(events.filter((e) => e.event === "resume")).toEqual([
+        expect.objectContaining({ session_id: session!.id }),
+      ]);
       expect(events.some((e) => e.event === "session_created")).toBe(false);
       await ws.waitStable();
       expect(await deliveredIn(ws)).toEqual([session!.id]);
@@ -475,7 +537,11 @@ describe("start script", () => {
         if (!name.startsWith("sqlite")) await symlink(path.join("/usr/bin", name), path.join(noSqlite, name));
       }
       const before = (await ws.events()).length;
-      const started = await runWithPath(ws, rendered.start, [await brokenListGoose(ws), path.dirname(tools.agentapiNew), noSqlite]);
+      const started = await runWithPath(ws, rendered.start, [
+        await brokenListGoose(ws),
+        path.dirname(tools.agentapiNew),
+        noSqlite,
+      ]);
       expectOk(started, "second start");
       expect(started.stdout).toMatch(/session list/);
       expect(started.stdout).toMatch(/sqlite3/);
@@ -488,7 +554,9 @@ describe("start script", () => {
       expect(delivered[1]).not.toBe(first!.id);
       const events = (await ws.events()).slice(before);
       expect(events.some((e) => e.event === "resume")).toBe(false);
-      expect(events.filter((e) => e.event === "session_created")).toEqual([expect.objectContaining({ session_id: delivered[1] })]);
+      expect(events.filter((e) => e.event === "session_created")).toEqual([
+        expect.objectContaining({ session_id: delivered[1] }),
+      ]);
     });
   });
 
@@ -505,7 +573,13 @@ describe("start script", () => {
     // Probes work; the interactive session dies, as Goose does with an unusable provider.
     const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${ws.goose.bin}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${pause}\nexit 1\n`;
     await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
-    const result = await runWithPath(ws, rendered.start, [dir, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"]);
+    const result = await runWithPath(ws, rendered.start, [
+      dir,
+      path.dirname(tools.agentapiNew),
+      "/usr/local/bin",
+      "/usr/bin",
+      "/bin",
+    ]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(message);
     // The tail of AgentAPI's log, with its diagnosis of the agent's exit.
@@ -555,24 +629,29 @@ describe("start script", () => {
     expect(await ws.status()).toBeNull();
   });
 
-  it.each(["pre_install", "post_install"])("a failing %s_script stops the start with its output and starts no AgentAPI", async (step) => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws, { [`${step}_script`]: "echo boom; exit 3" });
-    const result = await ws.runScript(rendered.start);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain(`${step}_script`);
-    expect(result.stderr).toContain("boom");
-    expect(await readFile(path.join(ws.moduleDir, "logs", `${step}.log`), "utf8")).toContain("boom");
-    expect(await ws.status()).toBeNull();
-    expect(await exists(path.join(ws.moduleDir, "agentapi.pid"))).toBe(false);
-    expect(await ws.processes()).toEqual([]);
-    // Goose never ran: its database holds no message (a never-run Goose has none at all).
-    expect(await gooseMessages(ws.gooseDb)).toEqual([]);
-    if (!ws.goose.real) expect(agentLaunches(await ws.events())).toEqual([]);
-  });
+  it.each(["pre_install", "post_install"])(
+    "a failing %s_script stops the start with its output and starts no AgentAPI",
+    async (step) => {
+      const ws = await newWorkspace();
+      const rendered = await render(ws, { [`${step}_script`]: "echo boom; exit 3" });
+      const result = await ws.runScript(rendered.start);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(`${step}_script`);
+      expect(result.stderr).toContain("boom");
+      expect(await readFile(path.join(ws.moduleDir, "logs", `${step}.log`), "utf8")).toContain("boom");
+      expect(await ws.status()).toBeNull();
+      expect(await exists(path.join(ws.moduleDir, "agentapi.pid"))).toBe(false);
+      expect(await ws.processes()).toEqual([]);
+      // Goose never ran: its database holds no message (a never-run Goose has none at all).
+      expect(await gooseMessages(ws.gooseDb)).toEqual([]);
+      if (!ws.goose.real) expect(agentLaunches(await ws.events())).toEqual([]);
+    },
+  );
 
-  it("installs AgentAPI and Goose from the configured URLs once, and reuses them on the next start", async () => {
+  it("installs the default AgentAPI and Goose from the configured URLs once, and reuses them on the next start", async () => {
     const ws = await newWorkspace();
+    // tools/setup.sh builds the module's default agentapi_version, so leaving
+    // the variable out below installs exactly the binary this suite runs.
     const version = tools.agentapiNewVersion;
     const assetPath = `/v${version}/agentapi-linux-${process.arch === "arm64" ? "arm64" : "amd64"}`;
     const installerEnvFile = path.join(ws.home, "goose-installer-env.txt");
@@ -610,7 +689,6 @@ describe("start script", () => {
 
     const rendered = await render(ws, {
       install_agentapi: true,
-      agentapi_version: `v${version}`,
       agentapi_download_url: `http://127.0.0.1:${port}`,
       install_goose: true,
       goose_version: gooseVersion,

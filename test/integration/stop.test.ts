@@ -1,16 +1,27 @@
-// The stop coder_script (scripts/shutdown.mjs, issue 4) against real AgentAPI
+// The stop coder_script (scripts/shutdown.mjs) against real AgentAPI
 // binaries, the Goose under test (the double, or a real Goose with GOOSE_BIN),
-// and a local HTTP server standing in for the Coder agent API that receives
-// task log snapshots.
-import { afterEach, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
+// and the stand-in for the Coder deployment that receives task log snapshots.
+
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { Socket } from "node:net";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { gooseUnderTest, renderModule, tools, type Rendered, type RunResult, type Workspace } from "./harness.js";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ChatMessage,
+  CoderEndpoint,
+  type EndpointAnswer,
+  gooseUnderTest,
+  isRunning,
+  processState,
+  type RecordedRequest,
+  type Rendered,
+  type RunResult,
+  renderModule,
+  tools,
+  type Workspace,
+} from "../../support/workspace/index.js";
 import { newWorkspace } from "./scenario.js";
 
 const base = {
@@ -34,9 +45,9 @@ const GRACEFUL = "Goose exited on /exit, and AgentAPI with it";
 const SNAPSHOT_LIMIT = 64 * 1024;
 const TRUNCATION_MARKER = "[...content truncated, showing the end of the message...]\n\n";
 
-type Message = { id: number; role: string; content: string; time?: string };
+type Message = ChatMessage;
 
-let coder: CoderStub | null = null;
+let coder: CoderEndpoint | null = null;
 let foreign: ChildProcess | null = null;
 
 // newWorkspace (scenario.ts) ends each workspace's processes after its test.
@@ -61,7 +72,13 @@ async function setup(opts: { vars?: Record<string, unknown>; task?: boolean } = 
   const coderEnv: Record<string, string> = { CODER_WORKSPACE_ID: randomUUID() };
   if (taskId) Object.assign(coderEnv, { CODER_TASK_ID: taskId, CODER_TASK_PROMPT: "Fix the flaky test in ci.yml." });
   const rendered = await renderModule(
-    ws.goose.vars({ ...base, folder: path.join(ws.home, "project"), agentapi_port: ws.port, enable_state_persistence: true, ...opts.vars }),
+    ws.goose.vars({
+      ...base,
+      folder: path.join(ws.home, "project"),
+      agentapi_port: ws.port,
+      enable_state_persistence: true,
+      ...opts.vars,
+    }),
     coderEnv,
   );
   return { ws, rendered, taskId };
@@ -82,7 +99,10 @@ async function stop(w: Workspace, rendered: Rendered, binary = tools.agentapiNew
 
 /** `phase <name>: <ms> ms` lines, in order. */
 function phases(output: string): Array<{ name: string; ms: number }> {
-  return [...output.matchAll(/^goose-module: phase (\w+): (\d+) ms$/gm)].map((m) => ({ name: m[1] as string, ms: Number(m[2]) }));
+  return [...output.matchAll(/^goose-module: phase (\w+): (\d+) ms$/gm)].map((m) => ({
+    name: m[1] as string,
+    ms: Number(m[2]),
+  }));
 }
 
 /** AgentAPI's log for its most recent launch (the start script appends a `---` header per launch). */
@@ -98,22 +118,14 @@ async function pidOf(w: Workspace): Promise<number> {
   return pid;
 }
 
-/** Alive and not a zombie (an exited child nobody has reaped yet is gone for our purposes). */
-async function running(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-  return stat !== "" && !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-}
-
-async function processState(pid: number): Promise<string> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-}
-
 /** The state file's messages in /messages' shape (the file says `message`, the API `content`). */
 async function stateMessages(w: Workspace): Promise<Message[]> {
   const text = await w.readModuleFile("agentapi-state.json");
   expect(text, "agentapi-state.json").not.toBeNull();
-  const state = JSON.parse(text as string) as { version: number; messages: Array<{ id: number; role: string; message: string }> };
+  const state = JSON.parse(text as string) as {
+    version: number;
+    messages: Array<{ id: number; role: string; message: string }>;
+  };
   expect(state.version).toBe(1);
   return state.messages.map((m) => ({ id: m.id, role: m.role, content: m.message }));
 }
@@ -133,72 +145,34 @@ async function expectGracefulStop(w: Workspace, result: RunResult): Promise<void
   if (!w.goose.real) {
     // The double's own account: the interactive Goose left on `/exit` with code 0, not by a signal.
     const events = await w.events();
-    const interactive = events.filter((e) => e.event === "start" && (e.argv?.[1] === "run" || e.argv?.[1] === "session") && !["list", "export"].includes(e.argv?.[2]));
+    const interactive = events.filter(
+      (e) =>
+        e.event === "start" &&
+        (e.argv?.[1] === "run" || e.argv?.[1] === "session") &&
+        !["list", "export"].includes(e.argv?.[2]),
+    );
     const pid = interactive[interactive.length - 1]?.pid;
     expect(pid, "an interactive Goose in the double's event log").toBeDefined();
-    expect(events.filter((e) => e.event === "exit" && e.pid === pid)).toEqual([expect.objectContaining({ code: 0, reason: "/exit" })]);
+    expect(events.filter((e) => e.event === "exit" && e.pid === pid)).toEqual([
+      expect.objectContaining({ code: 0, reason: "/exit" }),
+    ]);
   }
 }
 
-interface RecordedRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** Stands in for the Coder agent API: records every request and answers 204, 404, 500, or never. */
-class CoderStub {
-  readonly requests: RecordedRequest[] = [];
-  private readonly sockets = new Set<Socket>();
-
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {
-    server.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
-  }
-
-  static async start(mode: 204 | 404 | 500 | "never"): Promise<CoderStub> {
-    let stub: CoderStub | null = null;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        const url = new URL(req.url ?? "/", "http://127.0.0.1");
-        stub?.requests.push({ method: req.method ?? "", path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks) });
-        if (mode === "never") return;
-        if (mode === 204) return void res.writeHead(204).end();
-        res.writeHead(mode, { "Content-Type": "application/json" }).end(JSON.stringify({ message: mode === 404 ? "Route not found." : "Internal error storing the task log." }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const address = server.address();
-    const port = typeof address === "object" && address ? address.port : 0;
-    stub = new CoderStub(server, `http://127.0.0.1:${port}`);
-    return stub;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-/** A task workspace whose stop script talks to a stub Coder API answering `mode`. */
-async function taskSetup(mode: 204 | 404 | 500 | "never", vars: Record<string, unknown> = {}) {
+/** A task workspace whose stop script talks to a Coder endpoint answering `answer`. */
+async function taskSetup(answer: EndpointAnswer, vars: Record<string, unknown> = {}) {
   const s = await setup({ task: true, vars });
-  coder = await CoderStub.start(mode);
-  const token = `agent-token-${randomUUID()}`;
+  coder = await CoderEndpoint.start(answer);
+  const { token } = coder;
   s.ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: token });
   return { ...s, token, coder };
 }
 
-function expectSnapshotRequest(request: RecordedRequest | undefined, taskId: string, token: string): { messages: Message[] } {
+function expectSnapshotRequest(
+  request: RecordedRequest | undefined,
+  taskId: string,
+  token: string,
+): { messages: Message[] } {
   expect(request).toBeDefined();
   const r = request as RecordedRequest;
   expect(r.method).toBe("POST");
@@ -214,11 +188,13 @@ function expectSnapshotRequest(request: RecordedRequest | undefined, taskId: str
 describe("stop: the bounds these tests assume", () => {
   it("the template passes the documented turn and SIGTERM bounds by default", async () => {
     const { rendered } = await setup();
-    // The rendered stop script's settings (gzip + base64 in GOOSE_MODULE_SETTINGS) set the turn and SIGTERM waits.
-    const encoded = /^GOOSE_MODULE_SETTINGS='([A-Za-z0-9+/=]+)'$/m.exec(rendered.stop)?.[1];
-    expect(encoded, "GOOSE_MODULE_SETTINGS in the stop script").toBeDefined();
-    const settings = JSON.parse(gunzipSync(Buffer.from(encoded as string, "base64")).toString("utf8")) as { timeouts?: Record<string, number> };
-    expect(settings.timeouts).toEqual({ turn_ms: TURN_MS, term_ms: TERM_MS });
+    // The rendered stop script's settings (gzip + base64 in CODER_MODULE_SETTINGS) set the turn and SIGTERM waits.
+    const encoded = /^CODER_MODULE_SETTINGS='([A-Za-z0-9+/=]+)'$/m.exec(rendered.stop)?.[1];
+    expect(encoded, "CODER_MODULE_SETTINGS in the stop script").toBeDefined();
+    const settings = JSON.parse(gunzipSync(Buffer.from(encoded as string, "base64")).toString("utf8")) as {
+      agent?: { timeouts?: Record<string, number> };
+    };
+    expect(settings.agent?.timeouts).toEqual({ turn_ms: TURN_MS, term_ms: TERM_MS });
   });
 });
 
@@ -251,7 +227,7 @@ describe("stop: save, then stop", () => {
     await expectGracefulStop(ws, result);
 
     expect(await stateMessages(ws)).toEqual(shape(before));
-    expect(await running(pid)).toBe(false);
+    expect(await isRunning(pid)).toBe(false);
     expect(await ws.processes()).toEqual([]);
     expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
 
@@ -274,7 +250,7 @@ describe("stop: no state persistence", () => {
     const log = await agentapiLog(ws);
     expect(log).not.toContain("SIGUSR1");
     expect(log).not.toContain("State saved successfully");
-    expect(await running(pid)).toBe(false);
+    expect(await isRunning(pid)).toBe(false);
     expect(await ws.processes()).toEqual([]);
     expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
     expect(await ws.readModuleFile("agentapi-state.json")).toBeNull();
@@ -290,9 +266,11 @@ describe("stop: no state persistence", () => {
     expect(result.code).toBe(0);
     // 0.11.8 would ignore SIGUSR1 silently, so its log cannot prove the signal was not sent;
     // the stop's own decision, read from the start script's launch record, does.
-    expect(result.stdout).toContain(`save skipped: state persistence is off (agentapi ${tools.agentapiOldVersion} < 0.12.0)`);
+    expect(result.stdout).toContain(
+      `save skipped: state persistence is off (agentapi ${tools.agentapiOldVersion} < 0.12.0)`,
+    );
     await expectGracefulStop(ws, result);
-    expect(await running(pid)).toBe(false);
+    expect(await isRunning(pid)).toBe(false);
     expect(await ws.processes()).toEqual([]);
     // 0.11.8 does not remove a PID file; the stop script does.
     expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
@@ -310,7 +288,7 @@ describe("stop: a PID file that does not name this AgentAPI", () => {
   }
 
   async function expectUntouched(w: Workspace, agentapi: number) {
-    expect(await running(agentapi)).toBe(true);
+    expect(await isRunning(agentapi)).toBe(true);
     const log = await agentapiLog(w);
     expect(log).not.toContain("SIGUSR1");
     expect(log).not.toContain("Received shutdown signal");
@@ -333,7 +311,7 @@ describe("stop: a PID file that does not name this AgentAPI", () => {
     const gone = spawn("true");
     await new Promise((resolve) => gone.once("exit", resolve));
     const dead = gone.pid as number;
-    expect(await running(dead)).toBe(false);
+    expect(await isRunning(dead)).toBe(false);
     await writeFile(path.join(ws.moduleDir, "agentapi.pid"), `${dead}\n`);
 
     const result = await stop(ws, rendered);
@@ -356,7 +334,7 @@ describe("stop: a PID file that does not name this AgentAPI", () => {
     expect(result.stdout).toContain(`PID ${sleeper} from`);
     expect(result.stdout).toContain("is not this AgentAPI (its command line differs); it is left alone");
     // SIGUSR1 and SIGTERM would both kill sleep; SIGSTOP would show as state T.
-    expect(await running(sleeper)).toBe(true);
+    expect(await isRunning(sleeper)).toBe(true);
     expect(await processState(sleeper)).toBe("S");
     expect(foreign.exitCode).toBeNull();
     expect(foreign.signalCode).toBeNull();
@@ -404,33 +382,40 @@ describe("stop: task log snapshot", () => {
 
   // Double-only: the double's GOOSE_DOUBLE_REPLY_LINES makes the huge reply; a
   // real Goose answers with the model stub's short replies.
-  it.skipIf(gooseUnderTest().real)("one huge message: the payload fits 64 KiB and ends with the message's tail", async () => {
-    // No ai_prompt here: one turn, whose reply is about 72 KB of screen text.
-    const { ws, rendered, taskId, token, coder } = await taskSetup(204);
-    ws.setEnv({ GOOSE_DOUBLE_REPLY_LINES: "900" });
-    await start(ws, rendered);
-    await ws.send("Print the whole build log.");
-    const before = await ws.messages();
-    const last = before[before.length - 1] as Message;
-    expect(last.role).toBe("agent");
-    expect(last.content).toContain("detail line 00900/00900");
-    expect(Buffer.byteLength(JSON.stringify({ messages: [last] }))).toBeGreaterThan(SNAPSHOT_LIMIT);
+  it.skipIf(gooseUnderTest().real)(
+    "one huge message: the payload fits 64 KiB and ends with the message's tail",
+    async () => {
+      // No ai_prompt here: one turn, whose reply is about 72 KB of screen text.
+      const { ws, rendered, taskId, token, coder } = await taskSetup(204);
+      ws.setEnv({ GOOSE_DOUBLE_REPLY_LINES: "900" });
+      await start(ws, rendered);
+      await ws.send("Print the whole build log.");
+      const before = await ws.messages();
+      const last = before[before.length - 1] as Message;
+      expect(last.role).toBe("agent");
+      expect(last.content).toContain("detail line 00900/00900");
+      expect(Buffer.byteLength(JSON.stringify({ messages: [last] }))).toBeGreaterThan(SNAPSHOT_LIMIT);
 
-    const result = await stop(ws, rendered);
-    expect(result.code).toBe(0);
-    const raw = coder.requests[0]?.body as Buffer;
-    const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
-    expect(raw.length).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
-    expect(raw.length).toBeGreaterThan(SNAPSHOT_LIMIT - 1024); // fitted, not gutted
-    expect(body.messages).toHaveLength(1);
-    const posted = body.messages[0] as Message;
-    expect({ id: posted.id, role: posted.role, time: posted.time }).toEqual({ id: last.id, role: last.role, time: last.time });
-    expect(posted.content.startsWith(TRUNCATION_MARKER)).toBe(true);
-    const tail = posted.content.slice(TRUNCATION_MARKER.length);
-    expect(tail.length).toBeGreaterThan(60_000);
-    expect(last.content.endsWith(tail)).toBe(true);
-    expect(result.stdout).toMatch(/snapshot: posted 1 message\(s\), \d+ bytes, last message truncated/);
-  });
+      const result = await stop(ws, rendered);
+      expect(result.code).toBe(0);
+      const raw = coder.requests[0]?.body as Buffer;
+      const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
+      expect(raw.length).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
+      expect(raw.length).toBeGreaterThan(SNAPSHOT_LIMIT - 1024); // fitted, not gutted
+      expect(body.messages).toHaveLength(1);
+      const posted = body.messages[0] as Message;
+      expect({ id: posted.id, role: posted.role, time: posted.time }).toEqual({
+        id: last.id,
+        role: last.role,
+        time: last.time,
+      });
+      expect(posted.content.startsWith(TRUNCATION_MARKER)).toBe(true);
+      const tail = posted.content.slice(TRUNCATION_MARKER.length);
+      expect(tail.length).toBeGreaterThan(60_000);
+      expect(last.content.endsWith(tail)).toBe(true);
+      expect(result.stdout).toMatch(/snapshot: posted 1 message\(s\), \d+ bytes, last message truncated/);
+    },
+  );
 
   for (const status of [404, 500] as const) {
     it(`endpoint answering ${status}: logged, the stop still completes with exit 0`, async () => {
@@ -443,7 +428,9 @@ describe("stop: task log snapshot", () => {
       expect(result.code).toBe(0);
       expect(coder.requests).toHaveLength(1);
       expectSnapshotRequest(coder.requests[0], taskId as string, token);
-      expect(result.stdout).toContain(status === 404 ? "snapshot: Coder answered 404" : "snapshot: Coder answered HTTP 500");
+      expect(result.stdout).toContain(
+        status === 404 ? "snapshot: Coder answered 404" : "snapshot: Coder answered HTTP 500",
+      );
       await expectGracefulStop(ws, result);
       expect(await stateMessages(ws)).toEqual(shape(before));
       expect(await ws.processes()).toEqual([]);
@@ -471,7 +458,7 @@ describe("stop: task log snapshot", () => {
 
   it("not a task: no POST at all", async () => {
     const s = await setup({ task: false });
-    coder = await CoderStub.start(204);
+    coder = await CoderEndpoint.start(204);
     s.ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: "agent-token" });
     await start(s.ws, s.rendered);
     await s.ws.send("hello");
@@ -494,7 +481,7 @@ describe("stop: a hung AgentAPI", () => {
     // workspace, now that the start script's probes have exited.
     const goose = (await ws.processes()).filter((pid) => pid !== agentapi);
     expect(goose.length).toBeGreaterThan(0);
-    for (const pid of goose) expect(await running(pid)).toBe(true);
+    for (const pid of goose) expect(await isRunning(pid)).toBe(true);
 
     // A stopped process handles neither SIGUSR1 nor SIGTERM, nor HTTP; only SIGKILL ends it.
     process.kill(agentapi, "SIGSTOP");
@@ -513,8 +500,8 @@ describe("stop: a hung AgentAPI", () => {
     expect(result.stdout).not.toContain(GRACEFUL);
     expect(result.stdout).toContain(`did not exit within ${TERM_MS} ms of SIGTERM; sent SIGKILL`);
     expect(byName.stop).toBeGreaterThanOrEqual(TERM_MS);
-    expect(await running(agentapi)).toBe(false);
-    for (const pid of goose) expect(await running(pid)).toBe(false);
+    expect(await isRunning(agentapi)).toBe(false);
+    for (const pid of goose) expect(await isRunning(pid)).toBe(false);
     expect(await ws.processes()).toEqual([]);
     expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
   });
@@ -523,40 +510,53 @@ describe("stop: a hung AgentAPI", () => {
 describe("stop: restarts", () => {
   // Double-only: GOOSE_DOUBLE_STARTUP_MS holds the double's prompt back, the way
   // slow extensions would; a real Goose has no such knob.
-  it.skipIf(gooseUnderTest().real)("right after a warm start, before AgentAPI loaded the old conversation: the conversation survives", async () => {
-    const { ws, rendered } = await setup();
-    await start(ws, rendered);
-    await ws.send("First question.");
-    await ws.send("Second question.");
-    const first = await stop(ws, rendered);
-    expect(first.code).toBe(0);
-    await expectGracefulStop(ws, first);
-    const saved = await stateMessages(ws);
-    expect(saved.length).toBe(5);
+  it.skipIf(gooseUnderTest().real)(
+    "right after a warm start, before AgentAPI loaded the old conversation: the conversation survives",
+    async () => {
+      const { ws, rendered } = await setup();
+      await start(ws, rendered);
+      await ws.send("First question.");
+      await ws.send("Second question.");
+      const first = await stop(ws, rendered);
+      expect(first.code).toBe(0);
+      await expectGracefulStop(ws, first);
+      const saved = await stateMessages(ws);
+      expect(saved.length).toBe(5);
 
-    // Goose shows its banner but not its prompt for a minute, so AgentAPI never
-    // sees it ready and never loads the saved chat; its save overwrites the file.
-    ws.setEnv({ GOOSE_DOUBLE_STARTUP_MS: "60000" });
-    const warm = await start(ws, rendered);
-    expect(warm.stdout).toContain("warm start");
-    expect(warm.stdout).toContain("5 message(s) kept; backup at");
-    const result = await stop(ws, rendered);
+      // Goose shows its banner but not its prompt for a minute, so AgentAPI never
+      // sees it ready and never loads the saved chat; its save overwrites the file.
+      ws.setEnv({ GOOSE_DOUBLE_STARTUP_MS: "60000" });
+      const warm = await start(ws, rendered);
+      expect(warm.stdout).toContain("warm start");
+      expect(warm.stdout).toContain("5 message(s) kept; backup at");
+      const result = await stop(ws, rendered);
 
-    expect(result.code).toBe(0);
-    // Goose never got to its prompt: the stop waits out the turn bound, tries a cancel, saves
-    // again, and, with no prompt to type `/exit` at, falls back to SIGTERM.
-    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "turn", "save", "snapshot", "stop", "verify"]);
-    expect(result.stdout).toContain(`the agent was still busy after ${TURN_MS} ms and a cancel`);
-    expect(result.stdout).toContain("Goose is not idle at its prompt; sending SIGTERM");
-    expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
-    expect(result.stdout).not.toContain(GRACEFUL);
-    expect(result.stdout).not.toContain("SIGKILL");
-    const log = await agentapiLog(ws);
-    expect(log).toContain("State saved successfully"); // the near-empty overwrite happened ...
-    expect(result.stdout).toMatch(/warning: the state file holds [01] message\(s\), fewer than the 5 it held at start; restored \S+agentapi-state\.json from \S+agentapi-state\.json\.bak/);
-    expect(await stateMessages(ws)).toEqual(saved); // ... and was undone
-    expect(await ws.processes()).toEqual([]);
-  });
+      expect(result.code).toBe(0);
+      // Goose never got to its prompt: the stop waits out the turn bound, tries a cancel, saves
+      // again, and, with no prompt to type `/exit` at, falls back to SIGTERM.
+      expect(phases(result.stdout).map((p) => p.name)).toEqual([
+        "find",
+        "save",
+        "turn",
+        "save",
+        "snapshot",
+        "stop",
+        "verify",
+      ]);
+      expect(result.stdout).toContain(`the agent was still busy after ${TURN_MS} ms and a cancel`);
+      expect(result.stdout).toContain("Goose is not idle at its prompt; sending SIGTERM");
+      expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+      expect(result.stdout).not.toContain(GRACEFUL);
+      expect(result.stdout).not.toContain("SIGKILL");
+      const log = await agentapiLog(ws);
+      expect(log).toContain("State saved successfully"); // the near-empty overwrite happened ...
+      expect(result.stdout).toMatch(
+        /warning: the state file holds [01] message\(s\), fewer than the 5 it held at start; restored \S+agentapi-state\.json from \S+agentapi-state\.json\.bak/,
+      );
+      expect(await stateMessages(ws)).toEqual(saved); // ... and was undone
+      expect(await ws.processes()).toEqual([]);
+    },
+  );
 
   it("start, converse, stop, start: /messages after the restart equals the one before the stop", async () => {
     const { ws, rendered } = await setup();
@@ -572,10 +572,14 @@ describe("stop: restarts", () => {
     const warm = await start(ws, rendered);
     expect(warm.stdout).toContain("warm start");
     // AgentAPI loads the saved chat once Goose's prompt is up.
-    const after = await ws.waitFor("the restored conversation", async () => {
-      const now = await ws.messages().catch(() => []);
-      return now.length >= before.length ? now : null;
-    }, 30_000);
+    const after = await ws.waitFor(
+      "the restored conversation",
+      async () => {
+        const now = await ws.messages().catch(() => []);
+        return now.length >= before.length ? now : null;
+      },
+      30_000,
+    );
     expect(shape(after)).toEqual(shape(before));
     await ws.waitStable();
     expect(shape(await ws.messages())).toEqual(shape(before));

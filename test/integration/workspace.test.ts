@@ -1,33 +1,32 @@
 // The user's own workspace must not break the module, and the module must not
-// change the user's workspace (issue 9). Each test prepares a throwaway HOME
+// change the user's workspace. Each test prepares a throwaway HOME
 // the way a real workspace looks, runs the rendered coder_scripts against real
 // AgentAPI and the Goose under test, and checks outcomes: prompt deliveries,
 // cold or warm, exit codes, file modes and bytes, and which processes live.
-import { describe, expect, it } from "vitest";
+
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
+import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { run } from "./harness.js";
-import { PROMPT, agentapiPids, expectOk, launchRecord, newWorkspace, output, render, savedState, start, stop, waitTurns, flat } from "./scenario.js";
-
-async function umaskOf(pid: number): Promise<string | null> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  return /^Umask:\s+([0-7]+)$/m.exec(status)?.[1] ?? null;
-}
+import { childPids, run, umaskOf } from "../../support/workspace/index.js";
+import {
+  agentapiPids,
+  expectOk,
+  flat,
+  launchRecord,
+  newWorkspace,
+  output,
+  PROMPT,
+  render,
+  savedState,
+  start,
+  stop,
+  waitTurns,
+} from "./scenario.js";
 
 function mode(file: string): Promise<number> {
   return stat(file).then((s) => s.mode & 0o777);
-}
-
-async function childrenOf(pid: number): Promise<number[]> {
-  const children: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    const text = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    if (Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(Number(entry));
-  }
-  return children;
 }
 
 describe("the user's startup files never reach the module", () => {
@@ -110,12 +109,20 @@ describe("the module's files are private, everything else keeps the workspace's 
     const [agentapi] = await agentapiPids(ws);
     expect(agentapi).toBeDefined();
     expect(await umaskOf(agentapi as number)).toBe("0022");
-    const goose = await childrenOf(agentapi as number);
+    const goose = await childPids(agentapi as number);
     expect(goose.length).toBeGreaterThan(0);
     expect(await umaskOf(goose[0] as number)).toBe("0022");
 
-    for (const dir of ["", "logs", "scripts", "bin"]) expect(await mode(path.join(ws.moduleDir, dir)), `${dir || "module folder"}`).toBe(0o700);
-    for (const file of ["agentapi-launch.json", "agentapi-state.json.owner.json", "task-prompt.md", "logs/agentapi.log", "logs/pre_install.log", "logs/post_install.log"]) {
+    for (const dir of ["", "logs", "scripts", "bin"])
+      expect(await mode(path.join(ws.moduleDir, dir)), `${dir || "module folder"}`).toBe(0o700);
+    for (const file of [
+      "agentapi-launch.json",
+      "agentapi-state.json.owner.json",
+      "task-prompt.md",
+      "logs/agentapi.log",
+      "logs/pre_install.log",
+      "logs/post_install.log",
+    ]) {
       expect(await mode(path.join(ws.moduleDir, file)), file).toBe(0o600);
     }
     await stop(ws, rendered);
@@ -144,7 +151,8 @@ describe("the user's Goose config is the user's", () => {
     const configFile = path.join(ws.home, ".config", "goose", "config.yaml");
     await mkdir(path.dirname(configFile), { recursive: true });
     await symlink(dotfile, configFile);
-    const systemPrompt = "Be brief. <!-- coder goose module: system_prompt end --> and <!-- coder goose module: system_prompt begin -->";
+    const systemPrompt =
+      "Be brief. <!-- coder goose module: system_prompt end --> and <!-- coder goose module: system_prompt begin -->";
     const rendered = await render(ws, { system_prompt: systemPrompt });
 
     const texts: string[] = [];
@@ -164,7 +172,10 @@ describe("the user's Goose config is the user's", () => {
     expect(texts[0]!.startsWith(original)).toBe(true);
     const added = texts[0]!.slice(original.length);
     expect(added).not.toMatch(/GOOSE_MODE|GOOSE_TELEMETRY|GOOSE_DISABLE_KEYRING|GOOSE_PROVIDER|GOOSE_MODEL/);
-    const parsed = parseYaml(texts[0]!, { intAsBigInt: true }) as { extensions: Record<string, unknown>; GOOSE_MODE: string };
+    const parsed = parseYaml(texts[0]!, { intAsBigInt: true }) as {
+      extensions: Record<string, unknown>;
+      GOOSE_MODE: string;
+    };
     expect(Object.keys(parsed.extensions)).toEqual(["memory", "coder", "developer"]);
     expect(parsed.GOOSE_MODE).toBe("approve");
 
@@ -174,7 +185,12 @@ describe("the user's Goose config is the user's", () => {
 
     if (!ws.goose.real) {
       // The settings the module needs reach its own Goose through the environment.
-      const launched = (await ws.events()).filter((e) => e.event === "start" && (e.argv[1] === "run" || e.argv[1] === "session") && !["list", "export"].includes(e.argv[2]));
+      const launched = (await ws.events()).filter(
+        (e) =>
+          e.event === "start" &&
+          (e.argv[1] === "run" || e.argv[1] === "session") &&
+          !["list", "export"].includes(e.argv[2]),
+      );
       expect(launched.length).toBe(3);
       for (const e of launched) expect(e.env).toMatchObject({ GOOSE_MODE: "auto", GOOSE_TELEMETRY_ENABLED: "false" });
     }
@@ -275,7 +291,9 @@ describe("smaller defects", () => {
     await ws.send("a message after the bad file was set aside");
     await stop(ws, rendered);
     const saved = await savedState(ws);
-    expect(flat(saved!.messages.map((m) => m.message).join(" "))).toContain("a message after the bad file was set aside");
+    expect(flat(saved!.messages.map((m) => m.message).join(" "))).toContain(
+      "a message after the bad file was set aside",
+    );
   });
 
   it("switching session_name alpha → beta → alpha never shows beta's chat in alpha's dashboard", async () => {
@@ -304,7 +322,10 @@ describe("smaller defects", () => {
       pre_install_script: `i=0; while [ ! -e "$HOME/release-pre-install" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`,
     });
     const starting = ws.runScript(rendered.start);
-    await ws.waitFor("the start to reach pre_install", async () => (await ws.readModuleFile("logs/pre_install.log")) !== null);
+    await ws.waitFor(
+      "the start to reach pre_install",
+      async () => (await ws.readModuleFile("logs/pre_install.log")) !== null,
+    );
     const stopped = await ws.runScript(rendered.stop);
     expectOk(stopped, "stop script");
     await writeFile(release, "");
@@ -348,13 +369,20 @@ describe("smaller defects", () => {
     for (let day = 1; day <= 7; day++) {
       await writeFile(`${stateFile}.set-aside-2026-01-0${day}T00-00-00-000Z`, "{}");
     }
-    const chat = { version: 1, messages: [{ id: 0, message: "an old chat", role: "agent", time: "2026-11-01T00:00:00Z" }], initial_prompt: "", initial_prompt_sent: false };
+    const chat = {
+      version: 1,
+      messages: [{ id: 0, message: "an old chat", role: "agent", time: "2026-11-01T00:00:00Z" }],
+      initial_prompt: "",
+      initial_prompt_sent: false,
+    };
     await writeFile(stateFile, JSON.stringify(chat));
     const rendered = await render(ws, { continue: false });
     await start(ws, rendered);
     const kept = (await readdir(ws.moduleDir)).filter((n) => n.startsWith("agentapi-state.json.set-aside-")).sort();
     expect(kept).toHaveLength(5);
-    expect(kept.slice(0, 4)).toEqual([4, 5, 6, 7].map((day) => `agentapi-state.json.set-aside-2026-01-0${day}T00-00-00-000Z`));
+    expect(kept.slice(0, 4)).toEqual(
+      [4, 5, 6, 7].map((day) => `agentapi-state.json.set-aside-2026-01-0${day}T00-00-00-000Z`),
+    );
     expect(await readFile(path.join(ws.moduleDir, kept[4]!), "utf8")).toBe(JSON.stringify(chat));
     await stop(ws, rendered);
   });

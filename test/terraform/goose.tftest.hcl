@@ -8,36 +8,27 @@ variables {
   goose_model    = "claude-sonnet-4-5"
 }
 
-run "defaults_enable_persistence_with_default_paths" {
+run "defaults_enable_persistence_and_leave_paths_to_the_scripts" {
   command = plan
 
   assert {
-    condition     = module.agentapi.start_config.agentapi.persistence == true && module.agentapi.stop_config.agentapi.persistence == true
-    error_message = "state persistence must be on by default in both scripts"
+    condition     = module.agentapi.start_settings.layer.persistence == true
+    error_message = "state persistence must be on by default"
   }
   assert {
-    condition     = module.agentapi.state_file_path == "$HOME/.coder-modules/coder/goose/agentapi-state.json"
-    error_message = "default state file must live in the module folder"
+    condition = (
+      module.agentapi.start_settings.layer.state_file == "" && module.agentapi.start_settings.layer.pid_file == "" &&
+      module.agentapi.stop_settings.layer.state_file == "" && module.agentapi.stop_settings.layer.pid_file == ""
+    )
+    error_message = "empty paths must reach both scripts, which own the defaults"
   }
   assert {
-    condition     = module.agentapi.pid_file_path == "$HOME/.coder-modules/coder/goose/agentapi.pid"
-    error_message = "default PID file must live in the module folder"
-  }
-  assert {
-    condition     = module.agentapi.start_config.agentapi.state_file == module.agentapi.state_file_path && module.agentapi.stop_config.agentapi.pid_file == module.agentapi.pid_file_path
-    error_message = "both scripts must use the default paths"
-  }
-  assert {
-    condition     = module.agentapi.start_config.agentapi.version == "v0.12.1" && module.agentapi.start_config.agentapi.port == 3284
-    error_message = "AgentAPI defaults must be v0.12.1 on port 3284"
-  }
-  assert {
-    condition     = module.agentapi.start_config.agent.continue == true && module.agentapi.start_config.agent.version == "1.47.0"
-    error_message = "Goose defaults must resume and pin 1.47.0"
-  }
-  assert {
-    condition     = module.agentapi.module_folder == ".coder-modules/coder/goose"
+    condition     = module.agentapi.start_settings.layer.module_folder == ".coder-modules/coder/goose" && output.module_directory == ".coder-modules/coder/goose"
     error_message = "runtime files must live under $HOME/.coder-modules/coder/goose"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.continue == true && module.agentapi.start_settings.layer.port == 3284
+    error_message = "Goose must resume by default, and AgentAPI listen on 3284"
   }
 }
 
@@ -49,15 +40,15 @@ run "settings_reach_the_rendered_scripts" {
   }
 
   assert {
-    condition     = strcontains(module.agentapi.start_script, base64gzip(jsonencode(module.agentapi.start_config)))
+    condition     = strcontains(module.agentapi.start_script, base64gzip(jsonencode(module.agentapi.start_settings)))
     error_message = "the start coder_script must embed the start settings"
   }
   assert {
-    condition     = strcontains(module.agentapi.stop_script, base64gzip(jsonencode(module.agentapi.stop_config)))
+    condition     = strcontains(module.agentapi.stop_script, base64gzip(jsonencode(module.agentapi.stop_settings)))
     error_message = "the stop coder_script must embed the stop settings"
   }
   assert {
-    condition     = module.agentapi.start_config.agent.prompt == "fix the bug"
+    condition     = module.agentapi.start_settings.agent.goose.prompt == "fix the bug"
     error_message = "ai_prompt must reach the start settings"
   }
   assert {
@@ -79,23 +70,16 @@ run "custom_paths_reach_both_scripts" {
   }
 
   assert {
-    condition     = module.agentapi.start_config.agentapi.state_file == "/var/lib/goose/chat-state.json" && module.agentapi.stop_config.agentapi.state_file == "/var/lib/goose/chat-state.json"
+    condition     = module.agentapi.start_settings.layer.state_file == "/var/lib/goose/chat-state.json" && module.agentapi.stop_settings.layer.state_file == "/var/lib/goose/chat-state.json"
     error_message = "a custom state_file_path must reach both scripts"
   }
   assert {
-    condition     = module.agentapi.start_config.agentapi.pid_file == "/run/user/1000/goose-agentapi.pid" && module.agentapi.stop_config.agentapi.pid_file == "/run/user/1000/goose-agentapi.pid"
+    condition     = module.agentapi.start_settings.layer.pid_file == "/run/user/1000/goose-agentapi.pid" && module.agentapi.stop_settings.layer.pid_file == "/run/user/1000/goose-agentapi.pid"
     error_message = "a custom pid_file_path must reach both scripts"
-  }
-  assert {
-    condition = (
-      strcontains(module.agentapi.start_script, base64gzip(jsonencode(module.agentapi.start_config))) &&
-      strcontains(module.agentapi.stop_script, base64gzip(jsonencode(module.agentapi.stop_config)))
-    )
-    error_message = "the rendered scripts must carry the custom paths"
   }
 }
 
-run "persistence_off_reaches_both_scripts" {
+run "persistence_off_reaches_the_start_script" {
   command = plan
 
   variables {
@@ -103,12 +87,8 @@ run "persistence_off_reaches_both_scripts" {
   }
 
   assert {
-    condition     = module.agentapi.start_config.agentapi.persistence == false && module.agentapi.stop_config.agentapi.persistence == false
-    error_message = "enable_state_persistence = false must reach both scripts"
-  }
-  assert {
-    condition     = strcontains(module.agentapi.stop_script, base64gzip(jsonencode(module.agentapi.stop_config)))
-    error_message = "the stop script must carry the setting"
+    condition     = module.agentapi.start_settings.layer.persistence == false
+    error_message = "enable_state_persistence = false must reach the start script, which records its decision for the stop"
   }
 }
 
@@ -147,7 +127,7 @@ run "task_forces_the_web_app" {
     error_message = "a task needs the web app even with web_app = false"
   }
   assert {
-    condition     = module.agentapi.stop_config.task.enabled && module.agentapi.stop_config.task.id == "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10"
+    condition     = module.agentapi.stop_settings.layer.task.enabled && module.agentapi.stop_settings.layer.task.id == "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10"
     error_message = "the stop script must know the task id in a task"
   }
 }
@@ -161,7 +141,7 @@ run "outside_a_task_the_stop_script_gets_no_task_id" {
   }
 
   assert {
-    condition     = !module.agentapi.stop_config.task.enabled && module.agentapi.stop_config.task.id == ""
+    condition     = !module.agentapi.stop_settings.layer.task.enabled && module.agentapi.stop_settings.layer.task.id == ""
     error_message = "the provider's random id outside a task must not reach the stop script"
   }
 }
@@ -179,7 +159,7 @@ run "path_based_app_sets_the_chat_base_path" {
   }
 
   assert {
-    condition     = module.agentapi.start_config.agentapi.chat_base_path == "/@alice/dev.agent-1/apps/goose/chat"
+    condition     = module.agentapi.start_settings.layer.chat_base_path == "/@alice/dev.agent-1/apps/goose/chat"
     error_message = "subdomain = false must give AgentAPI the app's path prefix"
   }
 }
@@ -192,7 +172,7 @@ run "subdomain_app_has_no_chat_base_path" {
   }
 
   assert {
-    condition     = module.agentapi.start_config.agentapi.chat_base_path == ""
+    condition     = module.agentapi.start_settings.layer.chat_base_path == ""
     error_message = "a subdomain app is served at the root"
   }
 }
@@ -224,7 +204,7 @@ run "additional_extensions_are_decoded" {
   }
 
   assert {
-    condition     = module.agentapi.start_config.agent.extensions.github.cmd == "github-mcp-server"
+    condition     = module.agentapi.start_settings.agent.goose.extensions.github.cmd == "github-mcp-server"
     error_message = "additional_extensions must reach the start settings as data"
   }
 }
@@ -248,7 +228,7 @@ run "stop_bounds_reach_the_stop_script" {
   }
 
   assert {
-    condition     = module.agentapi.stop_config.timeouts.turn_ms == 2000 && module.agentapi.stop_config.timeouts.term_ms == 20000
+    condition     = module.agentapi.stop_settings.agent.timeouts.turn_ms == 2000 && module.agentapi.stop_settings.agent.timeouts.term_ms == 20000
     error_message = "the stop bounds must reach the stop script in milliseconds"
   }
 }
@@ -261,7 +241,7 @@ run "null_prompt_is_an_empty_prompt" {
   }
 
   assert {
-    condition     = module.agentapi.start_config.agent.prompt == ""
+    condition     = module.agentapi.start_settings.agent.goose.prompt == ""
     error_message = "a null ai_prompt (a template outside a task) must mean no prompt"
   }
 }
@@ -270,7 +250,7 @@ run "interrupted_turns_continue_by_default" {
   command = plan
 
   assert {
-    condition     = module.agentapi.start_config.agent.continue_interrupted_turn == true
+    condition     = module.agentapi.start_settings.agent.goose.continue_interrupted_turn == true
     error_message = "continue_interrupted_turn must default to true"
   }
 }
@@ -283,7 +263,7 @@ run "interrupted_turns_can_wait_for_input" {
   }
 
   assert {
-    condition     = module.agentapi.start_config.agent.continue_interrupted_turn == false
+    condition     = module.agentapi.start_settings.agent.goose.continue_interrupted_turn == false
     error_message = "continue_interrupted_turn = false must reach the start script"
   }
 }

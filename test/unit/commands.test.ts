@@ -3,7 +3,14 @@ import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv } from "../../src/com
 
 describe("buildGooseArgs", () => {
   it("cold start with a prompt creates the named session and hands it the prompt file", () => {
-    expect(buildGooseArgs("cold", "task-1", "/m/task-prompt.md")).toEqual(["run", "--interactive", "--name", "task-1", "--instructions", "/m/task-prompt.md"]);
+    expect(buildGooseArgs("cold", "task-1", "/m/task-prompt.md")).toEqual([
+      "run",
+      "--interactive",
+      "--name",
+      "task-1",
+      "--instructions",
+      "/m/task-prompt.md",
+    ]);
   });
 
   it("cold start without a prompt opens a new named session and sends nothing", () => {
@@ -34,8 +41,26 @@ describe("buildGooseArgs", () => {
 
 describe("buildAgentapiArgs", () => {
   it("passes --type goose, the port and the state files before --", () => {
-    const args = buildAgentapiArgs({ port: 4000, persistence: { stateFile: "/s.json", pidFile: "/a.pid" }, goose: "/bin/goose", gooseArgs: ["session"] });
-    expect(args).toEqual(["server", "--type", "goose", "--port", "4000", "--state-file", "/s.json", "--pid-file", "/a.pid", "--", "/bin/goose", "session"]);
+    const args = buildAgentapiArgs({
+      port: 4000,
+      persistence: { stateFile: "/s.json", pidFile: "/a.pid" },
+      goose: "/bin/goose",
+      gooseArgs: ["session"],
+    });
+    expect(args).toEqual([
+      "server",
+      "--type",
+      "goose",
+      "--port",
+      "4000",
+      "--state-file",
+      "/s.json",
+      "--pid-file",
+      "/a.pid",
+      "--",
+      "/bin/goose",
+      "session",
+    ]);
   });
 
   it("leaves the state flags out without persistence (older AgentAPI rejects them)", () => {
@@ -49,7 +74,13 @@ describe("buildLaunchEnv", () => {
   const base = { PATH: "/usr/bin", HOME: "/home/coder", AGENTAPI_STATE_FILE: "/stale.json", ANTHROPIC_API_KEY: "k" };
 
   it("keeps the registry's AGENTAPI_* contract when persistence is on", () => {
-    const env = buildLaunchEnv(base, { chatBasePath: "/@u/w.a/apps/goose/chat", persistence: { stateFile: "/s.json", pidFile: "/a.pid" }, provider: "anthropic", model: "m", pathPrefix: ["/m/bin"] });
+    const env = buildLaunchEnv(base, {
+      chatBasePath: "/@u/w.a/apps/goose/chat",
+      persistence: { stateFile: "/s.json", pidFile: "/a.pid" },
+      provider: "anthropic",
+      model: "m",
+      pathPrefix: ["/m/bin"],
+    });
     expect(env).toMatchObject({
       AGENTAPI_STATE_FILE: "/s.json",
       AGENTAPI_PID_FILE: "/a.pid",
@@ -63,13 +94,31 @@ describe("buildLaunchEnv", () => {
   });
 
   it("drops inherited AGENTAPI_* state variables when persistence is off", () => {
-    const env = buildLaunchEnv(base, { chatBasePath: "", persistence: null, provider: "p", model: "m", pathPrefix: [] });
+    const env = buildLaunchEnv(base, {
+      chatBasePath: "",
+      persistence: null,
+      provider: "p",
+      model: "m",
+      pathPrefix: [],
+    });
     expect(env.AGENTAPI_STATE_FILE).toBeUndefined();
     expect(env.AGENTAPI_CHAT_BASE_PATH).toBeUndefined();
   });
 
   it("sets what keeps Goose from stopping to ask under a terminal", () => {
-    const env = buildLaunchEnv(base, { chatBasePath: "", persistence: null, provider: "openai", model: "gpt", pathPrefix: [] });
-    expect(env).toMatchObject({ GOOSE_PROVIDER: "openai", GOOSE_MODEL: "gpt", GOOSE_MODE: "auto", GOOSE_TELEMETRY_ENABLED: "false", GOOSE_DISABLE_KEYRING: "1" });
+    const env = buildLaunchEnv(base, {
+      chatBasePath: "",
+      persistence: null,
+      provider: "openai",
+      model: "gpt",
+      pathPrefix: [],
+    });
+    expect(env).toMatchObject({
+      GOOSE_PROVIDER: "openai",
+      GOOSE_MODEL: "gpt",
+      GOOSE_MODE: "auto",
+      GOOSE_TELEMETRY_ENABLED: "false",
+      GOOSE_DISABLE_KEYRING: "1",
+    });
   });
 });

@@ -109,14 +109,21 @@ describe("run", () => {
   });
 
   it("runs in the given folder with the given environment", async () => {
-    const result = await run("/bin/sh", ["-c", 'pwd; echo "$ONLY_HERE"'], { cwd: dir, env: { PATH: process.env.PATH, ONLY_HERE: "yes" } });
+    const result = await run("/bin/sh", ["-c", 'pwd; echo "$ONLY_HERE"'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, ONLY_HERE: "yes" },
+    });
     expect(result.stdout).toBe(`${dir}\nyes\n`);
   });
 });
 
 describe("helperEnv", () => {
   it("drops only the variables that make a shell read a startup file", () => {
-    expect(helperEnv({ PATH: "/bin", BASH_ENV: "/x", ENV: "/y", HOME: "/h", EMPTY: "" })).toEqual({ PATH: "/bin", HOME: "/h", EMPTY: "" });
+    expect(helperEnv({ PATH: "/bin", BASH_ENV: "/x", ENV: "/y", HOME: "/h", EMPTY: "" })).toEqual({
+      PATH: "/bin",
+      HOME: "/h",
+      EMPTY: "",
+    });
   });
 });
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { coderExtension, deepEqual, developerExtension, extensionNameProblem, moduleExtensions, planConfigEdit, upsertHintsBlock } from "../../src/goose-config.js";
+import {
+  coderExtension,
+  deepEqual,
+  developerExtension,
+  extensionNameProblem,
+  moduleExtensions,
+  planConfigEdit,
+  upsertHintsBlock,
+} from "../../src/goose-config.js";
 
 const coder = coderExtension(4000, "goose");
 const wanted = new Map<string, unknown>([
@@ -112,7 +120,17 @@ describe("planConfigEdit", () => {
     expect(config.extensions.coder).toEqual(coder);
     expect(config.extensions.developer).toEqual(developerExtension);
     expect(config.extensions.memory).toEqual({ type: "builtin", enabled: true });
-    expect(Object.keys(config)).toEqual(["GOOSE_PROVIDER", "big", "hex", "float", "sq", "flow", "multi", "extensions", "after"]);
+    expect(Object.keys(config)).toEqual([
+      "GOOSE_PROVIDER",
+      "big",
+      "hex",
+      "float",
+      "sq",
+      "flow",
+      "multi",
+      "extensions",
+      "after",
+    ]);
   });
 
   it("adds the extensions mapping to a config that has none, keeping the rest", () => {
@@ -148,24 +166,37 @@ describe("planConfigEdit", () => {
   });
 
   it("is idempotent: its own output is left unchanged", () => {
-    for (const before of [null, "", "a: 1\n", "extensions: {}\n", "x: 1\nextensions:\n    coder:\n        cmd: old\n"]) {
+    for (const before of [
+      null,
+      "",
+      "a: 1\n",
+      "extensions: {}\n",
+      "x: 1\nextensions:\n    coder:\n        cmd: old\n",
+    ]) {
       expect(planConfigEdit(written(before), wanted)).toEqual({ kind: "unchanged" });
     }
   });
 
   it("reports unchanged when the entries already match, whatever their formatting", () => {
-    const text = 'extensions:\n  developer: {name: developer, display_name: Developer, type: builtin, enabled: true, timeout: 300}\n  coder:\n    name: "Coder"\n    type: stdio\n    cmd: coder\n    args: [exp, mcp, server]\n    description: "Report ALL tasks and statuses (in progress, done, failed) you are working on."\n    enabled: true\n    timeout: 3000\n    envs: {CODER_MCP_APP_STATUS_SLUG: goose, CODER_MCP_AI_AGENTAPI_URL: "http://localhost:4000"}\n';
+    const text =
+      'extensions:\n  developer: {name: developer, display_name: Developer, type: builtin, enabled: true, timeout: 300}\n  coder:\n    name: "Coder"\n    type: stdio\n    cmd: coder\n    args: [exp, mcp, server]\n    description: "Report ALL tasks and statuses (in progress, done, failed) you are working on."\n    enabled: true\n    timeout: 3000\n    envs: {CODER_MCP_APP_STATUS_SLUG: goose, CODER_MCP_AI_AGENTAPI_URL: "http://localhost:4000"}\n';
     expect(planConfigEdit(text, wanted)).toEqual({ kind: "unchanged" });
   });
 
   it("changes only the entry that differs", () => {
-    const before = "extensions:\n  developer:\n    name: developer\n    display_name: Developer\n    type: builtin\n    enabled: true\n    timeout: 300\n  coder:\n    cmd: old\n";
+    const before =
+      "extensions:\n  developer:\n    name: developer\n    display_name: Developer\n    type: builtin\n    enabled: true\n    timeout: 300\n  coder:\n    cmd: old\n";
     const plan = planConfigEdit(before, wanted);
     expect(plan).toMatchObject({ kind: "write", changed: ["coder"] });
   });
 
   it("keeps hostile strings as data", () => {
-    const hostile = { x: { cmd: "$(rm -rf /)", args: ["'; echo pwned", "`id`", "line\nbreak", "yes", "0o17", "null", "#", "- a", ": b", "\u0001", "😀"] } };
+    const hostile = {
+      x: {
+        cmd: "$(rm -rf /)",
+        args: ["'; echo pwned", "`id`", "line\nbreak", "yes", "0o17", "null", "#", "- a", ": b", "\u0001", "😀"],
+      },
+    };
     const want = new Map(Object.entries(hostile));
     const text = written("a: 1\n", want);
     expect(parse(text).x).toBeUndefined();
@@ -183,7 +214,11 @@ describe("planConfigEdit", () => {
     ["extensions as a string", "extensions: none\n", /extensions entry is not a mapping/],
     ["a flow top level", "{a: 1}\n", /flow style/],
     ["non-empty flow extensions", "extensions: {memory: {type: builtin}}\n", /flow style/],
-    ["an alias into the extensions", "extensions: &e\n  coder:\n    cmd: old\ncopy: *e\n", /without changing something else/],
+    [
+      "an alias into the extensions",
+      "extensions: &e\n  coder:\n    cmd: old\ncopy: *e\n",
+      /without changing something else/,
+    ],
   ])("refuses %s and never rewrites it", (_name, before, reason) => {
     const plan = planConfigEdit(before, wanted);
     expect(plan.kind).toBe("refuse");

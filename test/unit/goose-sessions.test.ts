@@ -2,18 +2,19 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run, type RunResult } from "../../src/exec.js";
+import { type RunResult, run } from "../../src/exec.js";
 import {
   describeFailure,
   findNamedSession,
+  gooseSessionsDb,
   parseSessionExport,
   probeSession,
   querySessionDb,
   readConversationTail,
+  type SessionRow,
   sessionQuery,
   sqliteReadOnlyUri,
   tailFromRow,
-  type SessionRow,
 } from "../../src/goose-sessions.js";
 
 const SQLITE = "/usr/bin/sqlite3";
@@ -32,8 +33,12 @@ afterAll(async () => {
 
 const q = (s: string | null) => (s === null ? "NULL" : `'${s.replace(/'/g, "''")}'`);
 
-/** A database shaped like Goose's schema 15 (goose.md §2.3), written with the sqlite3 CLI. */
-async function buildDb(file: string, sessions: Array<{ id: string; name?: string; description?: string; type?: string; updated?: string }>, messages: Array<{ session: string; role: string; content: string; at: number; meta?: string | null; id?: string }>): Promise<void> {
+/** A database shaped like Goose's schema 15 (crates/goose/src/session/session_manager.rs at v1.46.1), written with the sqlite3 CLI. */
+async function buildDb(
+  file: string,
+  sessions: Array<{ id: string; name?: string; description?: string; type?: string; updated?: string }>,
+  messages: Array<{ session: string; role: string; content: string; at: number; meta?: string | null; id?: string }>,
+): Promise<void> {
   const sql = [
     "PRAGMA journal_mode=WAL;",
     "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);",
@@ -41,7 +46,8 @@ async function buildDb(file: string, sessions: Array<{ id: string; name?: string
     "CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, extension_data TEXT DEFAULT '{}', goose_mode TEXT NOT NULL DEFAULT 'auto', parent_session_id TEXT);",
     "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT, session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL, content_json TEXT NOT NULL, created_timestamp INTEGER NOT NULL, timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP, tokens INTEGER, metadata_json TEXT);",
     ...sessions.map(
-      (s) => `INSERT INTO sessions (id, name, description, session_type, working_dir, updated_at) VALUES (${q(s.id)}, ${q(s.name ?? "")}, ${q(s.description ?? "")}, ${q(s.type ?? "user")}, '/home/coder/${s.id}', ${q(s.updated ?? "2026-01-01 00:00:00")});`,
+      (s) =>
+        `INSERT INTO sessions (id, name, description, session_type, working_dir, updated_at) VALUES (${q(s.id)}, ${q(s.name ?? "")}, ${q(s.description ?? "")}, ${q(s.type ?? "user")}, '/home/coder/${s.id}', ${q(s.updated ?? "2026-01-01 00:00:00")});`,
     ),
     ...messages.map(
       (m, i) =>
@@ -72,13 +78,31 @@ describe("sessionQuery against a real database", () => {
       [{ id: "20261122_1", name: "task" }],
       [
         { session: "20261122_1", role: "user", content: text("fix it"), at: 100 },
-        { session: "20261122_1", role: "user", content: text("<turn-context>t</turn-context>"), at: 100, meta: TURN_CONTEXT },
+        {
+          session: "20261122_1",
+          role: "user",
+          content: text("<turn-context>t</turn-context>"),
+          at: 100,
+          meta: TURN_CONTEXT,
+        },
         { session: "20261122_1", role: "assistant", content: text("done"), at: 101, id: "msg_reply" },
       ],
     );
     const row = await query(file, "task");
-    expect(row).toMatchObject({ id: "20261122_1", visible_messages: 2, last_role: "assistant", last_message_id: "msg_reply", assistant_after: 0 });
-    expect(tailFromRow(row as SessionRow)).toEqual({ visibleCount: 2, lastVisibleRole: "assistant", lastVisibleUserText: null, lastVisibleId: "msg_reply", unanswered: false });
+    expect(row).toMatchObject({
+      id: "20261122_1",
+      visible_messages: 2,
+      last_role: "assistant",
+      last_message_id: "msg_reply",
+      assistant_after: 0,
+    });
+    expect(tailFromRow(row as SessionRow)).toEqual({
+      visibleCount: 2,
+      lastVisibleRole: "assistant",
+      lastVisibleUserText: null,
+      lastVisibleId: "msg_reply",
+      unanswered: false,
+    });
   });
 
   it("reports an interrupted turn: the last visible message is the user's, with no reply after it", async () => {
@@ -88,7 +112,17 @@ describe("sessionQuery against a real database", () => {
         { session: "s1", role: "user", content: text("first"), at: 100 },
         { session: "s1", role: "user", content: text("<turn-context/>"), at: 100, meta: TURN_CONTEXT },
         { session: "s1", role: "assistant", content: text("answer"), at: 101 },
-        { session: "s1", role: "user", content: JSON.stringify([{ type: "text", text: "part one" }, { type: "image", data: "x" }, { type: "text", text: "part two" }]), at: 200, id: "msg_last" },
+        {
+          session: "s1",
+          role: "user",
+          content: JSON.stringify([
+            { type: "text", text: "part one" },
+            { type: "image", data: "x" },
+            { type: "text", text: "part two" },
+          ]),
+          at: 200,
+          id: "msg_last",
+        },
         { session: "s1", role: "user", content: text("<turn-context/>"), at: 200, meta: TURN_CONTEXT },
       ],
     );
@@ -109,11 +143,18 @@ describe("sessionQuery against a real database", () => {
         { session: "s1", role: "assistant", content: text("summary"), at: 101, meta: AGENT_ONLY },
       ],
     );
-    expect(tailFromRow((await query(file, "task")) as SessionRow)).toMatchObject({ visibleCount: 1, lastVisibleRole: "user", unanswered: false });
+    expect(tailFromRow((await query(file, "task")) as SessionRow)).toMatchObject({
+      visibleCount: 1,
+      lastVisibleRole: "user",
+      unanswered: false,
+    });
   });
 
   it("treats rows without metadata (older schemas) as visible", async () => {
-    const file = await db([{ id: "s1", name: "task" }], [{ session: "s1", role: "user", content: text("hi"), at: 100, meta: null }]);
+    const file = await db(
+      [{ id: "s1", name: "task" }],
+      [{ session: "s1", role: "user", content: text("hi"), at: 100, meta: null }],
+    );
     expect(await query(file, "task")).toMatchObject({ visible_messages: 1, last_role: "user" });
   });
 
@@ -155,7 +196,12 @@ describe("sessionQuery against a real database", () => {
       ],
       [{ session: "old", role: "user", content: text("x"), at: 1_600_000_000 }],
     );
-    expect(await query(file, "task")).toMatchObject({ id: "empty-new", visible_messages: 0, last_role: null, assistant_after: 0 });
+    expect(await query(file, "task")).toMatchObject({
+      id: "empty-new",
+      visible_messages: 0,
+      last_role: null,
+      assistant_after: 0,
+    });
     expect((await query(file, "tie"))?.id).toBe("tie-b");
   });
 
@@ -193,8 +239,14 @@ describe("sessionQuery against a real database", () => {
   });
 });
 
-const exported = (conversation: unknown, id: unknown = "20261122_1") => JSON.stringify({ id, name: "task", message_count: 0, conversation }, null, 2);
-const msg = (role: string, t: string | null, meta: unknown = { userVisible: true, agentVisible: true }, id: string | null = `msg_${t}`) => ({
+const exported = (conversation: unknown, id: unknown = "20261122_1") =>
+  JSON.stringify({ id, name: "task", message_count: 0, conversation }, null, 2);
+const msg = (
+  role: string,
+  t: string | null,
+  meta: unknown = { userVisible: true, agentVisible: true },
+  id: string | null = `msg_${t}`,
+) => ({
   id,
   role,
   created: 1_800_000_000,
@@ -206,31 +258,100 @@ describe("parseSessionExport", () => {
   it.each([
     {
       name: "answered turn",
-      conversation: [msg("user", "fix"), msg("user", "<turn-context/>", { userVisible: false, agentVisible: true, turnContext: true }), msg("assistant", "done")],
-      tail: { visibleCount: 2, lastVisibleRole: "assistant", lastVisibleUserText: null, lastVisibleId: "msg_done", unanswered: false },
+      conversation: [
+        msg("user", "fix"),
+        msg("user", "<turn-context/>", { userVisible: false, agentVisible: true, turnContext: true }),
+        msg("assistant", "done"),
+      ],
+      tail: {
+        visibleCount: 2,
+        lastVisibleRole: "assistant",
+        lastVisibleUserText: null,
+        lastVisibleId: "msg_done",
+        unanswered: false,
+      },
     },
     {
       name: "interrupted turn behind a hidden turn-context row",
-      conversation: [msg("user", "fix"), msg("assistant", "done"), msg("user", "again"), msg("user", "<turn-context/>", { userVisible: false, agentVisible: true, turnContext: true })],
-      tail: { visibleCount: 3, lastVisibleRole: "user", lastVisibleUserText: "again", lastVisibleId: "msg_again", unanswered: true },
+      conversation: [
+        msg("user", "fix"),
+        msg("assistant", "done"),
+        msg("user", "again"),
+        msg("user", "<turn-context/>", { userVisible: false, agentVisible: true, turnContext: true }),
+      ],
+      tail: {
+        visibleCount: 3,
+        lastVisibleRole: "user",
+        lastVisibleUserText: "again",
+        lastVisibleId: "msg_again",
+        unanswered: true,
+      },
     },
     {
       name: "hidden assistant message after the last visible user message",
       conversation: [msg("user", "go"), msg("assistant", "summary", { userVisible: false, agentVisible: true })],
-      tail: { visibleCount: 1, lastVisibleRole: "user", lastVisibleUserText: "go", lastVisibleId: "msg_go", unanswered: false },
+      tail: {
+        visibleCount: 1,
+        lastVisibleRole: "user",
+        lastVisibleUserText: "go",
+        lastVisibleId: "msg_go",
+        unanswered: false,
+      },
     },
     {
       name: "a tool result as the last visible message",
       conversation: [msg("user", "go"), msg("assistant", "calling"), msg("user", null, undefined, null)],
-      tail: { visibleCount: 3, lastVisibleRole: "user", lastVisibleUserText: "", lastVisibleId: null, unanswered: true },
+      tail: {
+        visibleCount: 3,
+        lastVisibleRole: "user",
+        lastVisibleUserText: "",
+        lastVisibleId: null,
+        unanswered: true,
+      },
     },
     {
       name: "messages without metadata are visible",
-      conversation: [{ id: "m1", role: "user", created: 1, content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }],
-      tail: { visibleCount: 1, lastVisibleRole: "user", lastVisibleUserText: "a\nb", lastVisibleId: "m1", unanswered: true },
+      conversation: [
+        {
+          id: "m1",
+          role: "user",
+          created: 1,
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+        },
+      ],
+      tail: {
+        visibleCount: 1,
+        lastVisibleRole: "user",
+        lastVisibleUserText: "a\nb",
+        lastVisibleId: "m1",
+        unanswered: true,
+      },
     },
-    { name: "empty conversation", conversation: [], tail: { visibleCount: 0, lastVisibleRole: null, lastVisibleUserText: null, lastVisibleId: null, unanswered: false } },
-    { name: "null conversation", conversation: null, tail: { visibleCount: 0, lastVisibleRole: null, lastVisibleUserText: null, lastVisibleId: null, unanswered: false } },
+    {
+      name: "empty conversation",
+      conversation: [],
+      tail: {
+        visibleCount: 0,
+        lastVisibleRole: null,
+        lastVisibleUserText: null,
+        lastVisibleId: null,
+        unanswered: false,
+      },
+    },
+    {
+      name: "null conversation",
+      conversation: null,
+      tail: {
+        visibleCount: 0,
+        lastVisibleRole: null,
+        lastVisibleUserText: null,
+        lastVisibleId: null,
+        unanswered: false,
+      },
+    },
   ])("$name", ({ conversation, tail }) => {
     expect(parseSessionExport(exported(conversation))).toEqual({ id: "20261122_1", tail });
   });
@@ -261,7 +382,15 @@ describe("sqliteReadOnlyUri", () => {
   ])("%s", (file, uri) => expect(sqliteReadOnlyUri(file)).toBe(uri));
 });
 
-const result = (over: Partial<RunResult>): RunResult => ({ code: 0, signal: null, stdout: "", stderr: "", timedOut: false, truncated: false, ...over });
+const result = (over: Partial<RunResult>): RunResult => ({
+  code: 0,
+  signal: null,
+  stdout: "",
+  stderr: "",
+  timedOut: false,
+  truncated: false,
+  ...over,
+});
 
 describe("describeFailure", () => {
   it.each([
@@ -269,7 +398,10 @@ describe("describeFailure", () => {
     [result({ timedOut: true, code: null, signal: "SIGKILL" }), "x did not finish within 2 s"],
     [result({ truncated: true }), "x printed more than the module reads"],
     [result({ code: null, signal: "SIGSEGV" }), "x was killed by SIGSEGV"],
-    [result({ code: 1, stderr: "noise\nError: No session found with name 'N'\n" }), "x exited 1: Error: No session found with name 'N'"],
+    [
+      result({ code: 1, stderr: "noise\nError: No session found with name 'N'\n" }),
+      "x exited 1: Error: No session found with name 'N'",
+    ],
     [result({ code: 2 }), "x exited 2"],
   ])("%j", (r, line) => expect(describeFailure("x", r, 2000)).toBe(line));
 });
@@ -299,14 +431,32 @@ describe("probeSession and readConversationTail with real processes", () => {
   const env = { PATH: "/usr/bin:/bin" };
 
   it("uses Goose's session list and export when they work", async () => {
-    const list = JSON.stringify([{ id: "s9", name: "task", session_type: "user", message_count: 4, working_dir: "/w" }]);
+    const list = JSON.stringify([
+      { id: "s9", name: "task", session_type: "user", message_count: 4, working_dir: "/w" },
+    ]);
     const goose = await fakeGoose(
       "goose-ok",
       `case "$2" in list) printf '%s\\n' '${list}';; export) cat <<'EOF'\n${exported([msg("user", "go"), msg("assistant", "ok")], "s9")}\nEOF\n;; esac`,
     );
-    expect(await probeSession({ goose, name: "task", env, home: root, cwd: root })).toEqual({ kind: "found", id: "s9", messages: 4, workingDir: "/w", source: "goose session list" });
+    expect(await probeSession({ goose, name: "task", env, home: root, cwd: root })).toEqual({
+      kind: "found",
+      id: "s9",
+      messages: 4,
+      workingDir: "/w",
+      source: "goose session list",
+    });
     const tail = await readConversationTail({ goose, name: "task", env, home: root, cwd: root, expectedId: "s9" });
-    expect(tail).toEqual({ kind: "read", source: "goose session export", tail: { visibleCount: 2, lastVisibleRole: "assistant", lastVisibleUserText: null, lastVisibleId: "msg_ok", unanswered: false } });
+    expect(tail).toEqual({
+      kind: "read",
+      source: "goose session export",
+      tail: {
+        visibleCount: 2,
+        lastVisibleRole: "assistant",
+        lastVisibleUserText: null,
+        lastVisibleId: "msg_ok",
+        unanswered: false,
+      },
+    });
   });
 
   it("falls back to sqlite3 when Goose cannot answer, counting visible messages only", async () => {
@@ -315,7 +465,16 @@ describe("probeSession and readConversationTail with real processes", () => {
     const probe = await probeSession({ goose, name: "task", env, home, cwd: root });
     expect(probe).toMatchObject({ kind: "found", id: "s1", messages: 1 });
     const tail = await readConversationTail({ goose, name: "task", env, home, cwd: root, expectedId: "s1" });
-    expect(tail).toMatchObject({ kind: "read", tail: { visibleCount: 1, lastVisibleRole: "user", lastVisibleUserText: "go", lastVisibleId: "msg_go", unanswered: true } });
+    expect(tail).toMatchObject({
+      kind: "read",
+      tail: {
+        visibleCount: 1,
+        lastVisibleRole: "user",
+        lastVisibleUserText: "go",
+        lastVisibleId: "msg_go",
+        unanswered: true,
+      },
+    });
   });
 
   it("answers unknown when the export names another session and the database does too", async () => {
@@ -328,8 +487,87 @@ describe("probeSession and readConversationTail with real processes", () => {
 
   it("says absent when there is no database at all, and unknown without sqlite3", async () => {
     const goose = await fakeGoose("goose-fails", "exit 1");
-    expect(await probeSession({ goose, name: "task", env, home: path.join(root, "empty-home"), cwd: root })).toMatchObject({ kind: "absent" });
+    expect(
+      await probeSession({ goose, name: "task", env, home: path.join(root, "empty-home"), cwd: root }),
+    ).toMatchObject({ kind: "absent" });
     const home = await homeWithDb();
-    expect(await probeSession({ goose, name: "task", env: { PATH: "/nonexistent" }, home, cwd: root })).toMatchObject({ kind: "unknown", reason: expect.stringMatching(/exited 1; sqlite3 is not installed/) });
+    expect(await probeSession({ goose, name: "task", env: { PATH: "/nonexistent" }, home, cwd: root })).toMatchObject({
+      kind: "unknown",
+      reason: expect.stringMatching(/exited 1; sqlite3 is not installed/),
+    });
+  });
+});
+
+const session = (over: Record<string, unknown>) => ({
+  id: "20261122_1",
+  name: "task-1",
+  session_type: "user",
+  message_count: 2,
+  working_dir: "/home/coder",
+  updated_at: "2026-11-22T10:00:00Z",
+  ...over,
+});
+
+describe("findNamedSession", () => {
+  it("finds an exact name match with its message count", () => {
+    expect(findNamedSession(JSON.stringify([session({})]), "task-1")).toMatchObject({
+      kind: "found",
+      id: "20261122_1",
+      messages: 2,
+    });
+  });
+
+  it("matches the id too, as goose --resume --name does", () => {
+    expect(findNamedSession(JSON.stringify([session({ name: "other" })]), "20261122_1")).toMatchObject({
+      kind: "found",
+    });
+  });
+
+  it("does not match a name that merely contains the wanted one", () => {
+    expect(findNamedSession(JSON.stringify([session({ name: "task-10" })]), "task-1")).toEqual({
+      kind: "absent",
+      source: "goose session list",
+    });
+  });
+
+  it("ignores sessions goose would not resume (sub-agents, hidden)", () => {
+    expect(findNamedSession(JSON.stringify([session({ session_type: "sub_agent" })]), "task-1").kind).toBe("absent");
+  });
+
+  it("picks the most recently active of two sessions with the same name", () => {
+    const list = [
+      session({ id: "a", message_count: 0, updated_at: "2026-11-22T09:00:00Z" }),
+      session({ id: "b", message_count: 4, updated_at: "2026-11-22T11:00:00Z" }),
+    ];
+    expect(findNamedSession(JSON.stringify(list), "task-1")).toMatchObject({ id: "b", messages: 4 });
+  });
+
+  it("reads Goose 1.10-1.11 lists, which name sessions in description", () => {
+    const old = { id: "20251010_1", description: "task-1", message_count: 3, updated_at: "x" };
+    expect(findNamedSession(JSON.stringify([old]), "task-1")).toMatchObject({ kind: "found", messages: 3 });
+  });
+
+  it("treats empty output as no sessions and rejects non-lists", () => {
+    expect(findNamedSession("", "task-1").kind).toBe("absent");
+    expect(() => findNamedSession('{"error":"x"}', "task-1")).toThrow();
+    expect(() => findNamedSession("No sessions found", "task-1")).toThrow();
+  });
+});
+
+describe("gooseSessionsDb", () => {
+  it("follows GOOSE_PATH_ROOT, XDG_DATA_HOME, then the default", () => {
+    expect(gooseSessionsDb({ GOOSE_PATH_ROOT: "/g" }, "/h")).toBe("/g/data/sessions/sessions.db");
+    expect(gooseSessionsDb({ GOOSE_PATH_ROOT: "relative", XDG_DATA_HOME: "/x" }, "/h")).toBe(
+      "/x/goose/sessions/sessions.db",
+    );
+    expect(gooseSessionsDb({}, "/h")).toBe("/h/.local/share/goose/sessions/sessions.db");
+  });
+});
+
+describe("sessionQuery", () => {
+  it("carries the name as hex, so quotes cannot end the SQL string", () => {
+    const sql = sessionQuery("x' OR 1=1; --");
+    expect(sql).not.toContain("OR 1=1");
+    expect(sql).toContain(Buffer.from("x' OR 1=1; --").toString("hex"));
   });
 });

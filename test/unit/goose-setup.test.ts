@@ -22,13 +22,16 @@ async function home(): Promise<{ home: string; dir: string; config: string; hint
   return { home: h, dir, config: path.join(dir, "config.yaml"), hints: path.join(dir, ".goosehints") };
 }
 
-const settings = (over: Partial<{ system_prompt: string; extensions: Record<string, unknown> }> = {}) => ({
+const settings = (
+  over: Partial<{ system_prompt: string; extensions: Record<string, Record<string, unknown>> }> = {},
+) => ({
   app_slug: "goose",
   system_prompt: "",
   extensions: {},
   ...over,
 });
-const setup = (h: string, over?: Parameters<typeof settings>[0]) => configureGoose(settings(over), { port: 3284, env: {}, home: h });
+const setup = (h: string, over?: Parameters<typeof settings>[0]) =>
+  configureGoose(settings(over), { port: 3284, env: {}, home: h });
 const mode = async (p: string) => (await stat(p)).mode & 0o777;
 
 describe("gooseConfigDir", () => {
@@ -133,7 +136,9 @@ describe("configureGoose", () => {
     const before = await stat(config);
     const result = await setup(h);
     expect(result.config.action).toBe("skipped");
-    expect(result.warnings[0]).toMatch(/config\.yaml was left unchanged: its top level is not a mapping.*coder, developer/);
+    expect(result.warnings[0]).toMatch(
+      /config\.yaml was left unchanged: its top level is not a mapping.*coder, developer/,
+    );
     const after = await stat(config);
     expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
     expect(await readFile(config, "utf8")).toBe("- just\n- a list\n");
@@ -156,19 +161,29 @@ describe("configureGoose", () => {
 
   it("writes the system prompt to .goosehints once, and removes it when emptied", async () => {
     const { home: h, hints } = await home();
-    expect((await setup(h, { system_prompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action).toBe("created");
+    expect(
+      (await setup(h, { system_prompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action,
+    ).toBe("created");
     const once = await readFile(hints, "utf8");
     expect(await mode(hints)).toBe(0o600);
-    expect((await setup(h, { system_prompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action).toBe("unchanged");
+    expect(
+      (await setup(h, { system_prompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action,
+    ).toBe("unchanged");
     expect(await readFile(hints, "utf8")).toBe(once);
-    expect((await setup(h, { system_prompt: "" })).hints).toMatchObject({ action: "written", detail: "system prompt removed" });
+    expect((await setup(h, { system_prompt: "" })).hints).toMatchObject({
+      action: "written",
+      detail: "system prompt removed",
+    });
     expect(await readFile(hints, "utf8")).toBe("");
   });
 });
 
 describe("describeOutcome", () => {
   it.each([
-    [{ file: "/c", action: "created", detail: "extensions set: coder" } as const, "/c: created (extensions set: coder)"],
+    [
+      { file: "/c", action: "created", detail: "extensions set: coder" } as const,
+      "/c: created (extensions set: coder)",
+    ],
     [{ file: "/c", action: "unchanged" } as const, "/c: already up to date"],
     [{ file: "/c", action: "skipped", warning: "w" } as const, "/c: left unchanged"],
   ])("%j", (outcome, line) => expect(describeOutcome(outcome)).toBe(line));

@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { isStatusOnly, removeStatusOnlyMessages } from "../../src/chat-clean.js";
 import { CONTINUATION_TEXT, decideInterruptedTurn, type TailProbe } from "../../src/interrupted-turn.js";
 import { summarizeState } from "../../src/state-file.js";
-import { parseListeners } from "../../src/port-owner.js";
 
-// Lines as a real Goose 1.46.1 drew them under AgentAPI (goose-observed.md).
+// Lines as a real Goose 1.46.1 drew them under AgentAPI.
 const SPINNER = "◐  Sampling syntax streams...  (Ctrl+C to interrupt)";
 const STEER = ">   [Enter steer · Tab queue · Ctrl+C stop]";
 const BAR = "  ╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌ 0% 15/128k";
@@ -28,10 +27,20 @@ describe("isStatusOnly", () => {
 describe("removeStatusOnlyMessages", () => {
   const at = "2026-11-22T10:00:00.000000001Z";
   const state = (messages: Array<[string, string]>, extra: Record<string, unknown> = {}) =>
-    JSON.stringify({ version: 1, messages: messages.map(([role, message], id) => ({ id, message, role, time: at })), initial_prompt: "p", initial_prompt_sent: true, ...extra });
+    JSON.stringify({
+      version: 1,
+      messages: messages.map(([role, message], id) => ({ id, message, role, time: at })),
+      initial_prompt: "p",
+      initial_prompt_sent: true,
+      ...extra,
+    });
 
   it("removes a trailing spinner-only agent message and keeps everything else as it was", () => {
-    const text = state([["agent", "banner"], ["user", "do it"], ["agent", `${SPINNER}\n${STEER}`]]);
+    const text = state([
+      ["agent", "banner"],
+      ["user", "do it"],
+      ["agent", `${SPINNER}\n${STEER}`],
+    ]);
     const cleaned = removeStatusOnlyMessages(text);
     expect(cleaned?.removed).toBe(1);
     const parsed = JSON.parse(cleaned!.text);
@@ -41,7 +50,14 @@ describe("removeStatusOnlyMessages", () => {
   });
 
   it("renumbers positional ids so the next message cannot collide", () => {
-    const cleaned = removeStatusOnlyMessages(state([["agent", "banner"], ["agent", SPINNER], ["user", "again"], ["agent", "reply"]]));
+    const cleaned = removeStatusOnlyMessages(
+      state([
+        ["agent", "banner"],
+        ["agent", SPINNER],
+        ["user", "again"],
+        ["agent", "reply"],
+      ]),
+    );
     expect(JSON.parse(cleaned!.text).messages.map((m: { id: number; message: string }) => [m.id, m.message])).toEqual([
       [0, "banner"],
       [1, "again"],
@@ -50,18 +66,37 @@ describe("removeStatusOnlyMessages", () => {
   });
 
   it("never removes user messages, even ones that look like a spinner", () => {
-    expect(removeStatusOnlyMessages(state([["user", SPINNER], ["agent", "reply"]]))).toBeNull();
+    expect(
+      removeStatusOnlyMessages(
+        state([
+          ["user", SPINNER],
+          ["agent", "reply"],
+        ]),
+      ),
+    ).toBeNull();
   });
 
   it("returns null (write nothing) for a clean chat or a file that is not a state file", () => {
-    expect(removeStatusOnlyMessages(state([["agent", "banner"], ["user", "hi"], ["agent", "reply"]]))).toBeNull();
+    expect(
+      removeStatusOnlyMessages(
+        state([
+          ["agent", "banner"],
+          ["user", "hi"],
+          ["agent", "reply"],
+        ]),
+      ),
+    ).toBeNull();
     expect(removeStatusOnlyMessages("{not json")).toBeNull();
     expect(removeStatusOnlyMessages("[]")).toBeNull();
   });
 });
 
 describe("decideInterruptedTurn", () => {
-  const read = (lastVisibleRole: string | null, lastVisibleUserText: string | null = "fix it", visibleCount = 3): TailProbe => ({
+  const read = (
+    lastVisibleRole: string | null,
+    lastVisibleUserText: string | null = "fix it",
+    visibleCount = 3,
+  ): TailProbe => ({
     kind: "read",
     source: "test",
     tail: { visibleCount, lastVisibleRole, lastVisibleUserText },
@@ -81,7 +116,9 @@ describe("decideInterruptedTurn", () => {
   });
 
   it("says the task waits for input when continuing is off", () => {
-    expect(decideInterruptedTurn({ enabled: false, mode: "warm", probe: read("user") }).reason).toContain("waits for input");
+    expect(decideInterruptedTurn({ enabled: false, mode: "warm", probe: read("user") }).reason).toContain(
+      "waits for input",
+    );
   });
 });
 
@@ -111,20 +148,5 @@ describe("summarizeState rejects what AgentAPI's decoder rejects", () => {
       initial_prompt_sent: false,
     });
     expect(summarizeState(text)).toMatchObject({ kind: "valid", messages: 2, userMessages: 1 });
-  });
-});
-
-describe("parseListeners", () => {
-  const table = [
-    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
-    "   0: 00000000:0CD4 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 41234 1 0000000000000000 100 0 0 10 0",
-    "   1: 0100007F:0CD4 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1000        0 41299 1 0000000000000000 20 4 30 10 -1",
-    "   2: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 50001 1 0000000000000000 100 0 0 10 0",
-  ].join("\n");
-
-  it("finds the listening socket on the port, not established connections or other ports", () => {
-    expect(parseListeners(table, 3284)).toEqual([{ uid: 1000, inode: "41234" }]);
-    expect(parseListeners(table, 8080)).toEqual([{ uid: 0, inode: "50001" }]);
-    expect(parseListeners(table, 9999)).toEqual([]);
   });
 });

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { decideStart, type SessionProbe } from "../../src/session-decision.js";
 import type { StateSummary } from "../../src/state-file.js";
 
-const found = (messages: number): SessionProbe => ({ kind: "found", id: "20261122_1", messages, workingDir: "/home/coder", source: "test" });
+const found = (messages: number): SessionProbe => ({
+  kind: "found",
+  id: "20261122_1",
+  messages,
+  workingDir: "/home/coder",
+  source: "test",
+});
 const absent: SessionProbe = { kind: "absent", source: "test" };
 const unknown: SessionProbe = { kind: "unknown", reason: "goose session list failed" };
 const noState: StateSummary = { kind: "missing" };
@@ -60,7 +66,13 @@ describe("decideStart", () => {
     });
 
     it("names the session the chat belongs to when setting it aside", () => {
-      const decision = decideStart({ continueSession: true, sessionName: "alpha", probe, state: chat, owner: { session_name: "beta", session_id: null } });
+      const decision = decideStart({
+        continueSession: true,
+        sessionName: "alpha",
+        probe,
+        state: chat,
+        owner: { session_name: "beta", session_id: null },
+      });
       expect(decision.stateReason).toContain('"beta"');
       expect(decision.stateReason).toContain('"alpha"');
     });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { buildSnapshot, tailStart, TRUNCATION_MARKER, type ChatMessage } from "../../src/snapshot.js";
+import { buildSnapshot, type ChatMessage, TRUNCATION_MARKER, tailStart } from "../../src/snapshot.js";
 
-const message = (id: number, content: string): ChatMessage => ({ id, content, role: id % 2 ? "user" : "agent", time: "2026-11-22T10:00:00Z" });
+const message = (id: number, content: string): ChatMessage => ({
+  id,
+  content,
+  role: id % 2 ? "user" : "agent",
+  time: "2026-11-22T10:00:00Z",
+});
 const size = (payload: string) => Buffer.byteLength(payload, "utf8");
 
 describe("buildSnapshot", () => {
@@ -40,7 +45,7 @@ describe("buildSnapshot", () => {
   });
 
   it("fits content that JSON escaping inflates, without splitting characters", () => {
-    const nasty = "\u0001\"\\\n😀".repeat(30_000);
+    const nasty = '\u0001"\\\n😀'.repeat(30_000);
     const snapshot = buildSnapshot([message(0, nasty)]);
     const content: string = JSON.parse(snapshot.payload).messages[0].content;
     expect(size(snapshot.payload)).toBeLessThanOrEqual(64 * 1024);
@@ -61,7 +66,9 @@ function referenceSnapshot(messages: ChatMessage[], maxMessages: number, maxByte
   if (bytes({ messages: kept }) <= maxBytes) return JSON.stringify({ messages: kept });
   const last = kept[0] as ChatMessage;
   const points = Array.from(last.content);
-  const fitted = (count: number) => ({ messages: [{ ...last, content: TRUNCATION_MARKER + points.slice(points.length - count).join("") }] });
+  const fitted = (count: number) => ({
+    messages: [{ ...last, content: TRUNCATION_MARKER + points.slice(points.length - count).join("") }],
+  });
   let low = 0;
   let high = points.length;
   while (low < high) {
@@ -72,7 +79,24 @@ function referenceSnapshot(messages: ChatMessage[], maxMessages: number, maxByte
   return JSON.stringify(fitted(low));
 }
 
-const HOSTILE = ['"', "\\", "\n", "\t", "\u0000", "\u001f", "\u007f", "é", "€", "\u2028", "😀", "\ud800", "\udc00", "a", "</script>", "\r\n"];
+const HOSTILE = [
+  '"',
+  "\\",
+  "\n",
+  "\t",
+  "\u0000",
+  "\u001f",
+  "\u007f",
+  "é",
+  "€",
+  "\u2028",
+  "😀",
+  "\ud800",
+  "\udc00",
+  "a",
+  "</script>",
+  "\r\n",
+];
 
 /** A deterministic pseudo-random string of hostile pieces, including lone and reversed surrogates. */
 function hostileText(seed: number, length: number): string {
@@ -141,7 +165,9 @@ describe("buildSnapshot limits", () => {
   it("matches the earlier output when dropping whole messages", () => {
     for (const maxBytes of [100, 150, 300, 10_000]) {
       const messages = Array.from({ length: 12 }, (_, i) => message(i, hostileText(i + 7, 10)));
-      expect(buildSnapshot(messages, { maxMessages: 10, maxBytes }).payload).toBe(referenceSnapshot(messages, 10, maxBytes));
+      expect(buildSnapshot(messages, { maxMessages: 10, maxBytes }).payload).toBe(
+        referenceSnapshot(messages, 10, maxBytes),
+      );
     }
   });
 
@@ -152,7 +178,7 @@ describe("buildSnapshot limits", () => {
   });
 
   it("handles a 5-million-character message", () => {
-    const huge = `${"\"\\\u0001é😀".repeat(1_000_000)}THE END`;
+    const huge = `${'"\\\u0001é😀'.repeat(1_000_000)}THE END`;
     const snapshot = buildSnapshot([message(0, "before"), message(1, huge)]);
     const content: string = JSON.parse(snapshot.payload).messages[0].content;
     expect(snapshot).toMatchObject({ kept: 1, truncated: true });

@@ -1,13 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { summarizeState } from "../../src/state-file.js";
 import { judgeStateAfterStop } from "../../src/state-check.js";
+import { summarizeState } from "../../src/state-file.js";
 
 const state = (messages: Array<{ role: string }>) =>
-  JSON.stringify({ version: 1, messages: messages.map((m, id) => ({ id, message: "x", role: m.role, time: "2026-11-22T00:00:00Z" })), initial_prompt: "", initial_prompt_sent: false });
+  JSON.stringify({
+    version: 1,
+    messages: messages.map((m, id) => ({ id, message: "x", role: m.role, time: "2026-11-22T00:00:00Z" })),
+    initial_prompt: "",
+    initial_prompt_sent: false,
+  });
 
 describe("summarizeState", () => {
   it("counts messages and user messages of a version 1 file", () => {
-    expect(summarizeState(state([{ role: "agent" }, { role: "user" }, { role: "agent" }]))).toEqual({ kind: "valid", messages: 3, userMessages: 1, initialPromptSent: false });
+    expect(summarizeState(state([{ role: "agent" }, { role: "user" }, { role: "agent" }]))).toEqual({
+      kind: "valid",
+      messages: 3,
+      userMessages: 1,
+      initialPromptSent: false,
+    });
   });
 
   it.each([
@@ -45,18 +55,28 @@ describe("judgeStateAfterStop", () => {
   });
 
   it("reports a loss when the file is corrupt and there is no backup", () => {
-    expect(judgeStateAfterStop({ kind: "invalid", reason: "EOF" }, { kind: "missing" }, on)).toMatchObject({ action: "keep", lost: true });
+    expect(judgeStateAfterStop({ kind: "invalid", reason: "EOF" }, { kind: "missing" }, on)).toMatchObject({
+      action: "keep",
+      lost: true,
+    });
   });
 
   it("checks nothing when persistence is off", () => {
-    expect(judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, { persistence: false, wasRunning: true })).toMatchObject({ action: "keep", lost: false });
+    expect(
+      judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, { persistence: false, wasRunning: true }),
+    ).toMatchObject({ action: "keep", lost: false });
   });
 
   it("reports a loss when a running AgentAPI left no state file and there is no backup", () => {
-    expect(judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, on)).toMatchObject({ action: "keep", lost: true });
+    expect(judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, on)).toMatchObject({
+      action: "keep",
+      lost: true,
+    });
   });
 
   it("accepts no state file when no AgentAPI was running", () => {
-    expect(judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, { persistence: true, wasRunning: false })).toMatchObject({ lost: false });
+    expect(
+      judgeStateAfterStop({ kind: "missing" }, { kind: "missing" }, { persistence: true, wasRunning: false }),
+    ).toMatchObject({ lost: false });
   });
 });

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedVersion } from "../../src/install.js";
-import { runToLog, runUserScript } from "../../src/user-scripts.js";
+import { agentapiAsset, agentapiDownloadUrl, installedVersion } from "../../src/install.js";
+import { runUserScript } from "../../src/user-scripts.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -11,24 +11,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
-});
-
-describe("runToLog", () => {
-  it("appends both streams to the log, with stdin closed", async () => {
-    const log = path.join(dir, "run.log");
-    await writeFile(log, "before\n");
-    const code = await runToLog("/bin/sh", ["-c", "cat; echo out; echo err >&2; exit 4"], { logFile: log, cwd: dir, env: { PATH: "/usr/bin:/bin" } });
-    expect(code).toBe(4);
-    expect(await readFile(log, "utf8")).toBe("before\nout\nerr\n");
-  });
-
-  it("refuses to write through a link planted at the log path", async () => {
-    const victim = path.join(dir, "victim");
-    await writeFile(victim, "precious");
-    await symlink(victim, path.join(dir, "linked.log"));
-    await expect(runToLog("/bin/echo", ["x"], { logFile: path.join(dir, "linked.log"), cwd: dir, env: {} })).rejects.toThrow(/ELOOP/);
-    expect(await readFile(victim, "utf8")).toBe("precious");
-  });
 });
 
 describe("runUserScript", () => {
@@ -43,7 +25,9 @@ describe("runUserScript", () => {
   });
 
   it("stops the start with the log's tail when the script fails", async () => {
-    await expect(runUserScript("post_install", "echo broken >&2\nexit 3\n", opts())).rejects.toThrow(/post_install_script exited 3[\s\S]*broken/);
+    await expect(runUserScript("post_install", "echo broken >&2\nexit 3\n", opts())).rejects.toThrow(
+      /post_install_script exited 3[\s\S]*broken/,
+    );
   });
 });
 
@@ -59,5 +43,15 @@ describe("installedVersion", () => {
     await writeFile(bin, "#!/bin/sh\necho 1.0.0\nexit 1\n", { mode: 0o755 });
     expect(await installedVersion(bin)).toBeNull();
     expect(await installedVersion(path.join(dir, "missing"))).toBeNull();
+  });
+});
+
+describe("agentapi download", () => {
+  it("names the release asset for each architecture", () => {
+    expect(agentapiDownloadUrl("https://m/agentapi/", "v0.12.1", "x64")).toBe(
+      "https://m/agentapi/v0.12.1/agentapi-linux-amd64",
+    );
+    expect(agentapiAsset("arm64")).toBe("agentapi-linux-arm64");
+    expect(() => agentapiAsset("ia32")).toThrow(/install_agentapi = false/);
   });
 });

@@ -18,7 +18,11 @@ describe("parseVersionOutput", () => {
 
 describe("gateOnVersion", () => {
   it("enables persistence for 0.12.0, the first version that has it", () => {
-    expect(gateOnVersion(true, "agentapi version 0.12.0")).toMatchObject({ kind: "decided", enabled: true, version: "0.12.0" });
+    expect(gateOnVersion(true, "agentapi version 0.12.0")).toMatchObject({
+      kind: "decided",
+      enabled: true,
+      version: "0.12.0",
+    });
   });
 
   it("enables persistence for 0.12.1", () => {
@@ -26,7 +30,11 @@ describe("gateOnVersion", () => {
   });
 
   it("accepts a v-prefixed version", () => {
-    expect(gateOnVersion(true, "agentapi version v0.12.1")).toMatchObject({ kind: "decided", enabled: true, version: "0.12.1" });
+    expect(gateOnVersion(true, "agentapi version v0.12.1")).toMatchObject({
+      kind: "decided",
+      enabled: true,
+      version: "0.12.1",
+    });
   });
 
   it("disables persistence for 0.11.8 with one warning that names the version and the fix", () => {
@@ -34,7 +42,7 @@ describe("gateOnVersion", () => {
     expect(gate).toMatchObject({ kind: "decided", enabled: false, version: "0.11.8" });
     if (gate.kind !== "decided") throw new Error("expected a decision");
     expect(gate.warning).toContain("0.11.8");
-    expect(gate.warning).toContain('agentapi_version = "v0.12.1"');
+    expect(gate.warning).toContain("Remove agentapi_version from the template");
   });
 
   it("treats a pre-release of 0.12.0 as older than 0.12.0", () => {
@@ -60,14 +68,15 @@ describe("gateOnHelp", () => {
   const probe = { kind: "probe-help" as const, version: null, reason: "not semver" };
 
   it("enables persistence when server --help offers --state-file", () => {
-    const help = "Flags:\n  -s, --state-file string   Path to file for saving/loading server state\n      --pid-file string";
+    const help =
+      "Flags:\n  -s, --state-file string   Path to file for saving/loading server state\n      --pid-file string";
     expect(gateOnHelp(probe, help)).toMatchObject({ kind: "decided", enabled: true });
   });
 
   it("disables persistence with a warning when it does not", () => {
     const gate = gateOnHelp(probe, "Flags:\n  -p, --port int   Port to run the server on");
     expect(gate).toMatchObject({ kind: "decided", enabled: false });
-    expect(gate.kind === "decided" && gate.warning).toContain("v0.12.1");
+    expect(gate.kind === "decided" && gate.warning).toContain("Install AgentAPI 0.12.0 or newer");
   });
 
   it("disables persistence when the binary cannot run at all", () => {

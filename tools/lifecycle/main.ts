@@ -2,7 +2,8 @@
 // machine and prints a short report of what survived each restart.
 // tools/lifecycle.sh sets up the toolchain, bundles this file and runs it.
 import path from "node:path";
-import { cleanupRun, findRepoRoot, LifecycleError, runLifecycle, type LifecycleReport } from "./lifecycle.js";
+import { cleanupRun, LifecycleError, runLifecycle } from "./lifecycle.js";
+import { formatReport } from "./report.js";
 
 const USAGE = `Usage: npm run lifecycle -- [options]
 
@@ -21,7 +22,7 @@ Options:
   --goose PATH      use this real goose instead of the test double (the same as
                     GOOSE_BIN=PATH in the environment; the flag wins). Without
                     --provider/--model it talks to a local model stub
-                    (test/model-stub) as openai/gpt-4o: no network, no key.
+                    (support/model-stub) as openai/gpt-4o: no network, no key.
                     With either, it uses that provider for real: export its
                     credentials (for example ANTHROPIC_API_KEY)
   --provider NAME   Goose provider (default: anthropic with the double, which
@@ -47,7 +48,10 @@ function parseArgs(argv: string[]): Cli | "help" {
   const cli: Cli = { restarts: 1, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined];
     const value = () => {
       if (inline !== undefined) return inline;
       const next = argv[++i];
@@ -86,52 +90,6 @@ function parseArgs(argv: string[]): Cli | "help" {
   return cli;
 }
 
-const ms = (n: number | undefined) => (n === undefined ? "-" : `${n} ms`);
-
-export function formatReport(report: LifecycleReport, root: string): string {
-  const out: string[] = [];
-  const rel = (p: string) => path.relative(root, p) || ".";
-  const [first] = report.cycles;
-  const ids = report.cycles.map((c) => c.sessionId);
-  const sameId = ids[0] !== null && ids.every((id) => id === ids[0]);
-  out.push("");
-  out.push("==== Goose module lifecycle report ====");
-  out.push(`template        examples/task-template (terraform apply, real coder provider)`);
-  out.push(`agent           ${report.goose.kind === "double" ? "Goose test double" : "goose"} ${report.goose.version} in AgentAPI ${report.agentapi.version}`);
-  out.push(
-    `model           ${report.provider}/${report.model}` +
-      (report.modelStub ? ` via the local model stub (${report.modelStub.requests} request(s))` : report.goose.kind === "double" ? " (the double never calls it)" : " (real provider)"),
-  );
-  out.push(`workspace home  ${rel(report.home)}${report.kept ? " (kept)" : " (removed)"}`);
-  out.push(`session         ${report.sessionName}, Goose id ${first?.sessionId ?? "none"}; same on every restart: ${sameId ? "yes" : "no"}`);
-  out.push(`history         ${first ? `${first.messagesBeforeStop} message(s) before the first stop` : "-"}`);
-  for (const c of report.cycles.slice(1)) {
-    const before = report.cycles[c.index - 1]?.messagesBeforeStop ?? 0;
-    out.push(`  restart #${c.index}     ${c.mode} start, session ${c.sessionId ?? "none"}: ${before} before stop -> ${c.messagesAfterStart} after restart -> ${c.messagesBeforeStop} after one more message`);
-  }
-  out.push(`prompt          delivered ${report.promptDeliveries} time(s) in total (user messages in Goose's database)`);
-  for (const c of report.cycles) {
-    out.push(`snapshot #${c.index}     ${c.snapshot ? `posted on stop: ${c.snapshot.messages} message(s), ${c.snapshot.bytes} bytes, answered ${c.snapshot.answered}` : "not posted"}`);
-  }
-  out.push(`phases          render ${ms(report.renderMs)}`);
-  for (const c of report.cycles) {
-    const label = c.index === 0 ? "start #0   " : `restart #${c.index} `;
-    const startMs = c.index === 0 ? c.phases.start : c.phases.restart;
-    out.push(`  ${label}    ${c.index === 0 ? "start" : "restart"} ${ms(startMs)} (script ${ms(c.startScriptMs)}), converse ${ms(c.phases.converse)}, stop ${ms(c.phases.stop)}`);
-  }
-  out.push(`total           ${ms(report.totalMs)}`);
-  out.push("");
-  for (const check of report.checks) out.push(`${check.skipped ? "SKIP" : check.ok ? "PASS" : "FAIL"} ${check.name} (${check.detail})`);
-  const failed = report.checks.filter((c) => !c.ok);
-  out.push(failed.length === 0 ? "RESULT: PASS" : `RESULT: FAIL (${failed.map((c) => c.name).join("; ")})`);
-  if (report.kept) {
-    out.push("");
-    out.push(`Kept ${rel(report.runDir)}: the rendered scripts, run-start.sh / run-stop.sh to run them again, and`);
-    out.push(`the module's logs in ${rel(path.join(report.home, ".coder-modules/coder/goose/logs"))}.`);
-  }
-  return out.join("\n");
-}
-
 async function main(): Promise<number> {
   let cli: Cli | "help";
   try {
@@ -144,7 +102,6 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const root = findRepoRoot();
   const options = cli;
 
   // Ctrl-C or a kill: end what was started (unless --keep), then exit.
@@ -165,16 +122,18 @@ async function main(): Promise<number> {
       provider: cli.provider,
       model: cli.model,
       prompt: cli.prompt,
-      repoRoot: root,
       logger: (line) => process.stdout.write(`lifecycle: ${line}\n`),
       onRunDir: (run) => {
         started = run;
       },
     });
-    process.stdout.write(`${formatReport(report, root)}\n`);
+    process.stdout.write(`${formatReport(report)}\n`);
     return report.ok ? 0 : 1;
   } catch (error) {
-    const message = error instanceof LifecycleError ? error.message : `unexpected failure: ${(error as Error)?.stack ?? String(error)}`;
+    const message =
+      error instanceof LifecycleError
+        ? error.message
+        : `unexpected failure: ${(error as Error)?.stack ?? String(error)}`;
     process.stderr.write(`\nlifecycle: FAIL: ${message}\n`);
     return 1;
   }

@@ -68,7 +68,13 @@ export function messageText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .filter((part): part is { type: "text"; text: string } => typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" && typeof (part as { text?: unknown }).text === "string")
+    .filter(
+      (part): part is { type: "text"; text: string } =>
+        typeof part === "object" &&
+        part !== null &&
+        (part as { type?: unknown }).type === "text" &&
+        typeof (part as { text?: unknown }).text === "string",
+    )
     .map((part) => part.text)
     .join("\n");
 }
@@ -148,14 +154,25 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
       return;
     }
     const n = ++count;
-    const messages = (body.messages as ChatMessage[]).map((m) => ({ role: typeof m?.role === "string" ? m.role : "", text: messageText(m?.content) }));
+    const messages = (body.messages as ChatMessage[]).map((m) => ({
+      role: typeof m?.role === "string" ? m.role : "",
+      text: messageText(m?.content),
+    }));
     const lastUser = [...messages].reverse().find((m) => m.role === "user");
     const marker = lastUser ? DELAY_MARKER.exec(lastUser.text) : null;
     const delayMs = parseDelay(req.headers[DELAY_HEADER]) ?? (marker ? Number(marker[1]) : defaultDelay);
     const stream = body.stream === true;
     const requested = typeof body.model === "string" ? body.model : null;
     const reply = replyFor(n, messages);
-    const record: ModelStubRequest = { ts: new Date().toISOString(), n, model: requested, stream, delayMs, messages, reply };
+    const record: ModelStubRequest = {
+      ts: new Date().toISOString(),
+      n,
+      model: requested,
+      stream,
+      delayMs,
+      messages,
+      reply,
+    };
     // Logged synchronously, before any delay: a test that sees the line knows the turn is under way.
     appendFileSync(logFile, `${JSON.stringify(record)}\n`);
 
@@ -163,7 +180,11 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
     const modelName = requested ?? model;
     const promptTokens = tokens(messages.map((m) => m.text).join("\n"));
     const completionTokens = tokens(reply);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
 
     if (!stream) {
       await wait(delayMs, res);
@@ -173,7 +194,14 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
         object: "chat.completion",
         created: created(),
         model: modelName,
-        choices: [{ index: 0, message: { role: "assistant", content: reply, refusal: null }, logprobs: null, finish_reason: "stop" }],
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: reply, refusal: null },
+            logprobs: null,
+            finish_reason: "stop",
+          },
+        ],
         usage,
         system_fingerprint: "model-stub",
       });
@@ -183,7 +211,9 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" });
     const at = created();
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: at, model: modelName, system_fingerprint: "model-stub", choices, ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: at, model: modelName, system_fingerprint: "model-stub", choices, ...extra })}\n\n`,
+      );
     // The role first, at once: the turn has visibly started when a delay follows.
     chunk([{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]);
     await wait(delayMs, res);
@@ -206,7 +236,10 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
       return chat(req, res, raw);
     }
     if (route === "/v1/models" && req.method === "GET") {
-      return sendJson(res, 200, { object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "model-stub" }] });
+      return sendJson(res, 200, {
+        object: "list",
+        data: [{ id: model, object: "model", created: 0, owned_by: "model-stub" }],
+      });
     }
     const one = /^\/v1\/models\/(.+)$/.exec(route);
     if (one && req.method === "GET") {

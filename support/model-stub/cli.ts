@@ -1,9 +1,9 @@
 // CLI for the model stub: prints its URL (the value for OPENAI_HOST) on one
 // line of stdout, then serves until SIGINT or SIGTERM. Run it with
-// test/model-stub/run.sh, which bundles this file with esbuild.
+// support/model-stub/run.sh, which bundles this file with esbuild.
 import { startModelStub } from "./server.js";
 
-const USAGE = `Usage: test/model-stub/run.sh [--port N] [--model NAME] [--delay-ms MS] [--log FILE]
+const USAGE = `Usage: support/model-stub/run.sh [--port N] [--model NAME] [--delay-ms MS] [--log FILE]
 
 An OpenAI-compatible stand-in for a model provider on 127.0.0.1 (POST
 /v1/chat/completions, streaming or not; GET /v1/models). Prints its URL, then

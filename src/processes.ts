@@ -1,0 +1,160 @@
+import { readdir, readFile, readlink, rm } from "node:fs/promises";
+import path from "node:path";
+import { writeFileAtomic } from "./atomic-write.js";
+import { pollUntil } from "./poll.js";
+
+/** True when a command line is an `agentapi server` (optionally on a given port). */
+export function isAgentapiServer(argv: string[], port?: number): boolean {
+  if (argv.length < 2 || !path.basename(argv[0] ?? "").startsWith("agentapi")) return false;
+  const separator = argv.indexOf("--");
+  const own = separator === -1 ? argv.slice(1) : argv.slice(1, separator);
+  if (!own.includes("server")) return false;
+  if (port === undefined) return true;
+  const flag = own.findIndex((a) => a === "--port" || a === "-p");
+  const inline = own.find((a) => a.startsWith("--port="));
+  const value = flag !== -1 ? own[flag + 1] : inline?.slice("--port=".length);
+  return value === undefined ? port === 3284 : Number(value) === port;
+}
+
+export function parsePid(text: string): number | null {
+  const trimmed = text.trim();
+  if (!/^[0-9]+$/.test(trimmed)) return null;
+  const pid = Number(trimmed);
+  return pid > 1 ? pid : null;
+}
+
+export async function readPidFile(file: string): Promise<number | null> {
+  try {
+    return parsePid(await readFile(file, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+export async function writePidFile(file: string, pid: number): Promise<void> {
+  await writeFileAtomic(file, `${pid}\n`, { mode: 0o600 });
+}
+
+/** Removes the PID file only while it still names `pid`: a start that ran meanwhile may have written its own. */
+export async function removePidFile(file: string, pid: number): Promise<void> {
+  if ((await readPidFile(file)) === pid) await rm(file, { force: true });
+}
+
+/**
+ * The state letter (field 3) and parent (field 4) from /proc/<pid>/stat
+ * text. Field 2, the command name, is in parentheses and may itself hold
+ * spaces and ")", so the fields after it are counted from the last ")"
+ * (https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html).
+ */
+export function parseStat(text: string): { state: string; ppid: number } | null {
+  const close = text.lastIndexOf(")");
+  if (close === -1) return null;
+  const [state, ppid] = text.slice(close + 2).split(" ");
+  if (!state || !/^[0-9]+$/.test(ppid ?? "")) return null;
+  return { state, ppid: Number(ppid) };
+}
+
+async function readStat(pid: number): Promise<{ state: string; ppid: number } | null> {
+  return parseStat(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""));
+}
+
+/** The parent of a process; null when it is gone or has none. */
+export async function parentPid(pid: number): Promise<number | null> {
+  const ppid = (await readStat(pid))?.ppid;
+  return ppid ? ppid : null;
+}
+
+/** Whether the process exists (EPERM: it does, as another user's) and is not a zombie waiting to be reaped. */
+export async function isRunning(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return (await readStat(pid))?.state !== "Z";
+}
+
+/** The argv of a live process, or null when it is gone (or a zombie, which has an empty cmdline). */
+export async function readCmdline(pid: number): Promise<string[] | null> {
+  try {
+    const raw = await readFile(`/proc/${pid}/cmdline`, "utf8");
+    const argv = raw.split("\0").filter((part, i, all) => !(i === all.length - 1 && part === ""));
+    return argv.length > 0 ? argv : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function listPids(): Promise<number[]> {
+  const entries = await readdir("/proc").catch(() => [] as string[]);
+  return entries.filter((entry) => /^[0-9]+$/.test(entry)).map(Number);
+}
+
+/** Direct children of a process (the agent runs in its own session under AgentAPI). */
+export async function childPids(parent: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const pid of await listPids()) {
+    if ((await parentPid(pid)) === parent) children.push(pid);
+  }
+  return children;
+}
+
+export async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
+  for (
+    let current: number | null = pid, hops = 0;
+    current !== null && hops < 64;
+    current = await parentPid(current), hops++
+  ) {
+    if (current === ancestor) return true;
+  }
+  return false;
+}
+
+/** Whether one of the process's file descriptors is one of these sockets (only this user's processes can be read). */
+export async function holdsSocket(pid: number, inodes: Set<string>): Promise<boolean> {
+  for (const fd of await readdir(`/proc/${pid}/fd`).catch(() => [] as string[])) {
+    const match = /^socket:\[([0-9]+)\]$/.exec(await readlink(`/proc/${pid}/fd/${fd}`).catch(() => ""));
+    if (match && inodes.has(match[1] as string)) return true;
+  }
+  return false;
+}
+
+export type FoundAgentapi = { status: "no-file"; pid: null } | { status: "running" | "dead" | "foreign"; pid: number };
+
+/** The PID from the file, if it names a live `agentapi server` on this port; never a recycled PID. */
+export async function findRunningAgentapi(pidFile: string, port: number): Promise<FoundAgentapi> {
+  const pid = await readPidFile(pidFile);
+  if (pid === null) return { pid: null, status: "no-file" };
+  const argv = await readCmdline(pid);
+  if (argv === null) return { pid, status: "dead" };
+  return isAgentapiServer(argv, port) ? { pid, status: "running" } : { pid, status: "foreign" };
+}
+
+export function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Goose leaves on /exit in about 0.1 s and AgentAPI right after it; reading
+// /proc every 10 ms costs little and keeps the stop close to that.
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const result = await pollUntil(async () => ((await isRunning(pid)) ? undefined : true), {
+    timeoutMs,
+    intervalMs: 10,
+  });
+  return "value" in result;
+}
+
+/** SIGKILL a process and the process groups of its children, so no agent is orphaned. */
+export async function killTree(pid: number): Promise<number[]> {
+  const children = await childPids(pid);
+  for (const child of children) {
+    if (!signal(-child, "SIGKILL")) signal(child, "SIGKILL");
+  }
+  signal(pid, "SIGKILL");
+  return children;
+}

@@ -1,0 +1,109 @@
+// Talks to AgentAPI the way the Coder dashboard does: GET /status and
+// /messages, POST /message.
+import { readFile } from "node:fs/promises";
+import { tail } from "../../src/command-log.js";
+import { waitFor } from "./exec.js";
+
+export interface ChatMessage {
+  id: number;
+  content: string;
+  role: string;
+  time?: string;
+}
+
+/** AgentAPI silent this long while a wait is on: it went away, and waiting longer cannot help. */
+const SILENT_MS = 3000;
+
+export class AgentApiClient {
+  constructor(
+    readonly port: number,
+    /** AgentAPI's log, quoted when it stops answering. */
+    private readonly logFile: string,
+    /** The bound for each wait on the agent. */
+    readonly timeoutMs = 60_000,
+  ) {}
+
+  private url(route: string): string {
+    return `http://127.0.0.1:${this.port}${route}`;
+  }
+
+  /** "stable", "running", or null when nothing answers. */
+  async status(): Promise<string | null> {
+    try {
+      const response = await fetch(this.url("/status"), { signal: AbortSignal.timeout(2000) });
+      return ((await response.json()) as { status: string }).status;
+    } catch {
+      return null;
+    }
+  }
+
+  async messages(): Promise<ChatMessage[]> {
+    const response = await fetch(this.url("/messages"), { signal: AbortSignal.timeout(5000) });
+    if (!response.ok) throw new Error(`GET /messages answered ${response.status}`);
+    return ((await response.json()) as { messages: ChatMessage[] }).messages;
+  }
+
+  /** POST /message: a chat message ("user"), or keystrokes typed into the agent's terminal ("raw"). */
+  async post(content: string, type: "user" | "raw" = "user"): Promise<void> {
+    const response = await fetch(this.url("/message"), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ content, type }),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    if (!response.ok) throw new Error(`POST /message answered ${response.status}: ${await response.text()}`);
+  }
+
+  /** Polls until `check` holds, given the status; fails early, quoting AgentAPI's log, once AgentAPI stops answering. */
+  async waitFor(
+    what: string,
+    check: (status: string) => boolean | Promise<boolean>,
+    timeoutMs = this.timeoutMs,
+  ): Promise<void> {
+    let silentSince: number | null = null;
+    await waitFor(
+      what,
+      async () => {
+        const status = await this.status();
+        if (status !== null) {
+          silentSince = null;
+          return check(status);
+        }
+        silentSince ??= Date.now();
+        if (Date.now() - silentSince > SILENT_MS) {
+          const log = await readFile(this.logFile, "utf8").catch(() => "(no log)");
+          throw new Error(
+            `AgentAPI stopped answering on port ${this.port} while waiting for ${what}. Last lines of ${this.logFile}:\n${tail(log, 15)}`,
+          );
+        }
+        return false;
+      },
+      timeoutMs,
+    );
+  }
+
+  waitStable(timeoutMs = this.timeoutMs): Promise<void> {
+    return this.waitFor('AgentAPI status "stable"', (status) => status === "stable", timeoutMs);
+  }
+
+  /**
+   * Sends a chat message the way the dashboard does and waits for the agent's
+   * reply: counted by `replies` (AgentAPI's status alone cannot tell, because
+   * Goose draws no spinner in some turns), then shown in /messages.
+   */
+  async send(content: string, replies: () => Promise<number>): Promise<void> {
+    await this.waitStable();
+    const before = await replies();
+    const shown = (await this.messages()).length;
+    await this.post(content);
+    await this.waitFor(
+      `the agent's reply to ${JSON.stringify(content.slice(0, 40))}`,
+      async () => (await replies()) > before,
+    );
+    await this.waitFor("the reply in /messages", async (status) => {
+      if (status !== "stable") return false;
+      const now = await this.messages();
+      return now.length >= shown + 2 && now[now.length - 1]?.role === "agent";
+    });
+  }
+}

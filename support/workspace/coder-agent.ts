@@ -1,0 +1,41 @@
+// The Coder agent's part: it runs each coder_script as `/bin/sh -c <script>`
+// in the workspace's HOME, with its own environment, and gives scripts the
+// variables that name the deployment and the workspace.
+import { type RunResult, run } from "./exec.js";
+
+/** The environment every script gets: HOME, the user, a PATH with `pathDirs` first. */
+export function baseScriptEnv(home: string, pathDirs: string[]): Record<string, string> {
+  const user = process.env.USER ?? "coder";
+  return {
+    HOME: home,
+    USER: user,
+    LOGNAME: process.env.LOGNAME ?? user,
+    PATH: [...pathDirs, "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
+    LANG: "C.UTF-8",
+  };
+}
+
+/** What the agent adds for its scripts: where the deployment is, its token, and names. */
+export function coderAgentEnv(opts: {
+  url: string;
+  token: string;
+  workspaceName: string;
+  owner: string;
+  agentName: string;
+}): Record<string, string> {
+  return {
+    CODER: "true",
+    CODER_AGENT_URL: opts.url,
+    CODER_AGENT_TOKEN: opts.token,
+    CODER_WORKSPACE_NAME: opts.workspaceName,
+    CODER_WORKSPACE_OWNER_NAME: opts.owner,
+    CODER_WORKSPACE_AGENT_NAME: opts.agentName,
+  };
+}
+
+export function runCoderScript(
+  script: string,
+  opts: { home: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<RunResult> {
+  return run("/bin/sh", ["-c", script], { cwd: opts.home, env: opts.env, timeoutMs: opts.timeoutMs ?? 120_000 });
+}

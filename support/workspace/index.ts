@@ -1,0 +1,17 @@
+// The workspace simulator that the integration tests, `npm run lifecycle` and
+// the benchmark share: render the module with terraform, run its coder_scripts
+// as the Coder agent does, talk to AgentAPI, stand in for the Coder
+// deployment, and look at Goose's database and the workspace's processes.
+
+export { childPids, isRunning, readCmdline } from "../../src/processes.js";
+export type { ChatMessage } from "./agentapi-client.js";
+export { coderAgentEnv } from "./coder-agent.js";
+export { CoderEndpoint, type EndpointAnswer, type RecordedRequest, type SnapshotPost } from "./coder-endpoint.js";
+export { type RunResult, run, waitFor } from "./exec.js";
+export { type GooseUnderTest, gooseUnderTest, linkGoose } from "./goose.js";
+export { type GooseMessage, gooseMessages } from "./goose-db.js";
+export { freePort } from "./ports.js";
+export { killProcessesWithEnv, processesWithEnv, processState, umaskOf } from "./processes.js";
+export { type Rendered, renderExample, renderModule, resourceValues } from "./render.js";
+export { GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
+export { Workspace } from "./workspace.js";

@@ -1,0 +1,39 @@
+// A workspace's processes, found by the HOME they were started with: the
+// scripts, AgentAPI and Goose all inherit it. Reading one process is the
+// module's own business (src/processes.ts); this adds what only tests need.
+import { readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
+import { isRunning, listPids, parseStat, signal } from "../../src/processes.js";
+
+/** A process's state letter (R, S, D, T, Z, ...); null once it is gone. */
+export async function processState(pid: number): Promise<string | null> {
+  return parseStat(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""))?.state ?? null;
+}
+
+/** The umask a process runs with, e.g. "0022". */
+export async function umaskOf(pid: number): Promise<string | null> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return /^Umask:\s+([0-7]+)$/m.exec(status)?.[1] ?? null;
+}
+
+/** Every running process (this one aside) whose environment holds `entry`, e.g. `HOME=/x`. */
+export async function processesWithEnv(entry: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const pid of await listPids()) {
+    if (pid === process.pid) continue;
+    const environ = await readFile(`/proc/${pid}/environ`, "utf8").catch(() => "");
+    if (environ.split("\0").includes(entry) && (await isRunning(pid))) pids.push(pid);
+  }
+  return pids;
+}
+
+/** SIGKILLs every process whose environment holds `entry` until none is left or the bound passes; returns the survivors. */
+export async function killProcessesWithEnv(entry: string, timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pids = await processesWithEnv(entry);
+    if (pids.length === 0 || Date.now() > deadline) return pids;
+    for (const pid of pids) signal(pid, "SIGKILL");
+    await delay(50);
+  }
+}

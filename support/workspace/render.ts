@@ -1,0 +1,138 @@
+// Renders the module the way Coder does: `terraform apply` with the real coder
+// provider, which reads the workspace's CODER_* variables from the environment.
+// The coder_scripts come out of the applied state.
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { tail } from "../../src/command-log.js";
+import { run } from "./exec.js";
+import { repoRoot, scratchDir, tools } from "./repo.js";
+
+export interface AppliedResource {
+  address: string;
+  values: Record<string, unknown>;
+}
+
+/** The parts of `terraform show -json` read here. */
+interface ShownModule {
+  resources?: AppliedResource[];
+  child_modules?: ShownModule[];
+}
+
+interface ShownState {
+  values?: { root_module?: ShownModule; outputs?: Record<string, { value: unknown }> };
+}
+
+export interface Applied {
+  resources: AppliedResource[];
+  outputs: Record<string, unknown>;
+  /** terraform apply's `Warning: ...` lines, once each. */
+  warnings: string[];
+}
+
+export interface Rendered extends Applied {
+  start: string;
+  stop: string;
+}
+
+/** Every resource and data source, child modules included. */
+function appliedResources(module: ShownModule | undefined): AppliedResource[] {
+  if (!module) return [];
+  return [
+    ...(module.resources ?? []).map((r) => ({ address: r.address, values: r.values })),
+    ...(module.child_modules ?? []).flatMap(appliedResources),
+  ];
+}
+
+/** The applied values of one resource; an error naming it when it is missing. */
+export function resourceValues(applied: Applied, address: string): Record<string, unknown> {
+  const found = applied.resources.find((r) => r.address === address);
+  if (!found) throw new Error(`no ${address} in the applied state`);
+  return found.values;
+}
+
+function withScripts(applied: Applied): Rendered {
+  const script = (name: string) =>
+    String(resourceValues(applied, `module.goose.module.agentapi.coder_script.${name}`).script);
+  return { ...applied, start: script("start"), stop: script("stop") };
+}
+
+/**
+ * init (once per folder), apply afresh (the previous apply's state removed
+ * first, so everything is created again), then show -json. `coderEnv` is what
+ * the provider reads: CODER_WORKSPACE_ID, CODER_TASK_PROMPT, and so on.
+ */
+async function apply(
+  dir: string,
+  coderEnv: Record<string, string>,
+  vars: Record<string, string> = {},
+): Promise<Applied> {
+  const env = { ...process.env, ...coderEnv, TF_IN_AUTOMATION: "1" };
+  const terraform = async (args: string[], timeoutMs = 180_000) => {
+    const result = await run(tools.terraform, [...args, "-no-color"], { cwd: dir, env, timeoutMs });
+    if (result.code !== 0)
+      throw new Error(`terraform ${args[0]} exited ${result.code}:\n${tail(result.stdout, 40)}\n${result.stderr}`);
+    return result;
+  };
+  if (!(await readdir(dir)).includes(".terraform")) await terraform(["init", "-input=false"]);
+  for (const old of ["terraform.tfstate", "terraform.tfstate.backup"]) await rm(path.join(dir, old), { force: true });
+  const applied = await terraform([
+    "apply",
+    "-auto-approve",
+    "-input=false",
+    ...Object.entries(vars).map(([k, v]) => `-var=${k}=${v}`),
+  ]);
+  const warnings = [
+    ...new Set(`${applied.stdout}${applied.stderr}`.split("\n").filter((line) => line.startsWith("Warning: "))),
+  ];
+  const state = JSON.parse((await terraform(["show", "-json"], 60_000)).stdout) as ShownState;
+  const outputs = Object.fromEntries(Object.entries(state.values?.outputs ?? {}).map(([k, v]) => [k, v.value]));
+  return { resources: appliedResources(state.values?.root_module), outputs, warnings };
+}
+
+let fixtureDir: string | null = null;
+
+/**
+ * Applies a template that uses the module by local path, written as JSON so
+ * any value (hostile strings included) is passed as data. One folder per
+ * process, so terraform init runs once.
+ */
+export async function renderModule(
+  vars: Record<string, unknown>,
+  coderEnv: Record<string, string> = {},
+): Promise<Rendered> {
+  fixtureDir ??= await scratchDir("tf");
+  const config = {
+    terraform: { required_providers: { coder: { source: "coder/coder" } } },
+    module: { goose: { source: repoRoot, ...vars } },
+    output: {
+      task_app_id: { value: "${module.goose.task_app_id}" },
+      session_name: { value: "${module.goose.session_name}" },
+    },
+  };
+  await writeFile(path.join(fixtureDir, "main.tf.json"), JSON.stringify(config, null, 2));
+  return withScripts(await apply(fixtureDir, coderEnv));
+}
+
+const MODULE_SOURCE_LINE = /^(\s*source\s*=\s*)"\.\.\/\.\."\s*$/m;
+
+/**
+ * Applies examples/<name> as a template author would, from a copy in `dir`
+ * so that init writes nothing (lock file, .terraform) into examples/. Only
+ * the module source changes: "../.." becomes the path to this repository.
+ */
+export async function renderExample(
+  name: string,
+  dir: string,
+  vars: Record<string, string>,
+  coderEnv: Record<string, string>,
+): Promise<Rendered> {
+  const file = path.join(repoRoot, "examples", name, "main.tf");
+  const template = await readFile(file, "utf8");
+  if (!MODULE_SOURCE_LINE.test(template))
+    throw new Error(`${path.relative(repoRoot, file)} has no \`source = "../.."\` line for the module`);
+  await writeFile(
+    path.join(dir, "main.tf"),
+    template.replace(MODULE_SOURCE_LINE, `$1"${path.relative(dir, repoRoot)}"`),
+  );
+  return withScripts(await apply(dir, coderEnv, vars));
+}

@@ -1,0 +1,54 @@
+// Where things are: the repository (found from this file, so it also works
+// from a bundle under .tmp/), the Goose test double, the scratch folder, and
+// the toolchain tools/setup.sh installs (.tools/env.sh exports its paths).
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+function findRepoRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "test", "goose-double"))) return dir;
+    if (path.dirname(dir) === dir)
+      throw new Error(`cannot find the repository (a folder with package.json and test/goose-double) above ${start}`);
+  }
+}
+
+export const repoRoot = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
+export const gooseDoubleDir = path.join(repoRoot, "test", "goose-double");
+/** The Goose test double: an executable named `goose`, alone in its folder with its docs. */
+export const GOOSE_DOUBLE = path.join(gooseDoubleDir, "goose");
+/** Git-ignored; every throwaway folder lives here. */
+export const scratchRoot = path.join(repoRoot, ".tmp");
+
+export async function scratchDir(prefix: string): Promise<string> {
+  await mkdir(scratchRoot, { recursive: true });
+  return mkdtemp(path.join(scratchRoot, `${prefix}-`));
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value)
+    throw new Error(
+      `${name} is not set: run through \`npm test\` / \`npm run lifecycle\` (or source .tools/env.sh after tools/setup.sh).`,
+    );
+  return value;
+}
+
+export const tools = {
+  get terraform() {
+    return required("TF");
+  },
+  get agentapiNew() {
+    return required("AGENTAPI_BIN_NEW");
+  },
+  get agentapiNewVersion() {
+    return required("AGENTAPI_VERSION_NEW");
+  },
+  get agentapiOld() {
+    return required("AGENTAPI_BIN_OLD");
+  },
+  get agentapiOldVersion() {
+    return required("AGENTAPI_VERSION_OLD");
+  },
+};

@@ -1,0 +1,193 @@
+// A throwaway workspace: its own HOME and port, the Goose under test (the
+// double, or a real Goose with a model stub of its own), and the ways to look
+// at it: its scripts' runs, AgentAPI, Goose's database, its processes.
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { gooseSessionsDb } from "../../src/goose-sessions.js";
+import { type ModelStub, startModelStub } from "../model-stub/server.js";
+import { AgentApiClient, type ChatMessage } from "./agentapi-client.js";
+import { baseScriptEnv, runCoderScript } from "./coder-agent.js";
+import { type RunResult, run, waitFor } from "./exec.js";
+import { type GooseUnderTest, gooseUnderTest, sessionsNamed } from "./goose.js";
+import { gooseDeliveries, gooseReplies } from "./goose-db.js";
+import { freePort } from "./ports.js";
+import { killProcessesWithEnv, processesWithEnv } from "./processes.js";
+import { scratchDir, tools } from "./repo.js";
+
+export interface WorkspaceOptions {
+  /** The HOME to use (made if missing); default a fresh .tmp/home-*. */
+  home?: string;
+  /** Default: gooseUnderTest(), from GOOSE_BIN. */
+  goose?: GooseUnderTest;
+  /**
+   * For a real Goose: start a local model stub and point Goose at it (the
+   * default). false leaves the provider to the environment the caller sets.
+   */
+  modelStub?: boolean;
+  /** The AgentAPI binary scripts find on PATH (default AGENTAPI_BIN_NEW). */
+  agentapi?: string;
+  /** The bound for each wait on the agent (default 60 s). */
+  agentTimeoutMs?: number;
+}
+
+export class Workspace {
+  /** The double's event log (GOOSE_DOUBLE_EVENT_LOG); a real Goose writes none. */
+  readonly eventLog: string;
+  readonly moduleDir: string;
+  readonly agentapi: AgentApiClient;
+  private readonly extraEnv: Record<string, string> = {};
+
+  private constructor(
+    readonly home: string,
+    readonly port: number,
+    readonly goose: GooseUnderTest,
+    private readonly agentapiBinary: string,
+    /** The model stub a real Goose talks to; null with the double, or with the provider left to the caller. */
+    private stub: ModelStub | null,
+    agentTimeoutMs: number,
+  ) {
+    this.eventLog = path.join(home, "goose-double-events.jsonl");
+    this.moduleDir = path.join(home, ".coder-modules", "coder", "goose");
+    this.agentapi = new AgentApiClient(port, path.join(this.moduleDir, "logs", "agentapi.log"), agentTimeoutMs);
+  }
+
+  static async create(opts: WorkspaceOptions = {}): Promise<Workspace> {
+    const home = opts.home ?? (await scratchDir("home"));
+    await mkdir(home, { recursive: true });
+    const goose = opts.goose ?? gooseUnderTest();
+    const stub =
+      goose.real && opts.modelStub !== false
+        ? await startModelStub({
+            model: goose.model ?? undefined,
+            logFile: path.join(home, "model-stub-requests.jsonl"),
+          })
+        : null;
+    return new Workspace(
+      home,
+      await freePort(),
+      goose,
+      opts.agentapi ?? tools.agentapiNew,
+      stub,
+      opts.agentTimeoutMs ?? 60_000,
+    );
+  }
+
+  /** The model stub a real Goose talks to; null with the double, which never calls a model. */
+  get modelStub(): ModelStub | null {
+    return this.stub;
+  }
+
+  setEnv(values: Record<string, string>): void {
+    Object.assign(this.extraEnv, values);
+  }
+
+  /**
+   * The environment a Coder agent gives its scripts: AgentAPI and the Goose
+   * under test on PATH; the double's event log, or the model stub's
+   * OPENAI_HOST and OPENAI_API_KEY. setEnv() values come last.
+   */
+  env(agentapiBinary = this.agentapiBinary): NodeJS.ProcessEnv {
+    const goose: Record<string, string> = this.goose.real
+      ? this.stub
+        ? { OPENAI_HOST: this.stub.url, OPENAI_API_KEY: "model-stub-key" }
+        : {}
+      : { GOOSE_DOUBLE_EVENT_LOG: this.eventLog };
+    return {
+      ...baseScriptEnv(this.home, [this.goose.pathDir, path.dirname(agentapiBinary)]),
+      ...goose,
+      ...this.extraEnv,
+    };
+  }
+
+  runScript(script: string, agentapiBinary?: string, timeoutMs = 120_000): Promise<RunResult> {
+    return runCoderScript(script, { home: this.home, env: this.env(agentapiBinary), timeoutMs });
+  }
+
+  /**
+   * The Goose double's event log. Double-only: a real Goose writes none, so
+   * this is [] there. To count deliveries and replies in a way that holds for
+   * both, use deliveries() / replies(), which read Goose's database.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: free-form events, one shape each, that tests probe field by field.
+  async events(): Promise<Array<Record<string, any>>> {
+    const text = await readFile(this.eventLog, "utf8").catch(() => "");
+    return text
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line));
+  }
+
+  /** Goose's sessions database for this workspace's environment, by the module's own rule. */
+  get gooseDb(): string {
+    return gooseSessionsDb(this.env(), this.home);
+  }
+
+  /** How many times Goose received this text (or text `match` accepts) as a user message, across all sessions. */
+  deliveries(match: string | ((text: string) => boolean)): Promise<number> {
+    return gooseDeliveries(this.gooseDb, match);
+  }
+
+  /** Completed Goose turns so far: `role='assistant'` rows in Goose's database (written only when a turn ends). */
+  replies(): Promise<number> {
+    return gooseReplies(this.gooseDb);
+  }
+
+  /** `goose session list --format json`, run with the workspace's environment. */
+  async gooseSessionList(): Promise<string> {
+    const result = await run(this.goose.bin, ["session", "list", "--format", "json"], {
+      cwd: this.home,
+      env: this.env(),
+      timeoutMs: 60_000,
+    });
+    if (result.code !== 0) throw new Error(`goose session list exited ${result.code}: ${result.stderr.trim()}`);
+    return result.stdout;
+  }
+
+  /** The ids of the sessions named `name`, the one a resume picks first. */
+  async sessionsNamed(name: string): Promise<string[]> {
+    return sessionsNamed(await this.gooseSessionList(), name);
+  }
+
+  status(): Promise<string | null> {
+    return this.agentapi.status();
+  }
+
+  messages(): Promise<ChatMessage[]> {
+    return this.agentapi.messages();
+  }
+
+  waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+    return waitFor(what, check, timeoutMs);
+  }
+
+  waitStable(timeoutMs?: number): Promise<void> {
+    return this.agentapi.waitStable(timeoutMs);
+  }
+
+  /** Sends a chat message the way the dashboard does and waits until Goose's reply has settled. */
+  send(content: string): Promise<void> {
+    return this.agentapi.send(content, () => this.replies());
+  }
+
+  async readModuleFile(name: string): Promise<string | null> {
+    return readFile(path.join(this.moduleDir, name), "utf8").catch(() => null);
+  }
+
+  /** Every live process started with this HOME (AgentAPI, Goose, a script still running). */
+  processes(): Promise<number[]> {
+    return processesWithEnv(`HOME=${this.home}`);
+  }
+
+  async closeModelStub(): Promise<void> {
+    const stub = this.stub;
+    this.stub = null;
+    await stub?.close();
+  }
+
+  /** SIGKILLs every process with this HOME and closes the model stub; returns the PIDs that survived. */
+  async cleanup(): Promise<number[]> {
+    const left = await killProcessesWithEnv(`HOME=${this.home}`);
+    await this.closeModelStub();
+    return left;
+  }
+}

@@ -33,7 +33,8 @@ locals {
   # gzip+base64 inside the coder_script, never as shell source. Each member is
   # read by src/config.ts, which owns the defaults.
   start_settings = {
-    folder = trimsuffix(var.folder, "/") == "" ? "/" : trimsuffix(var.folder, "/")
+    folder    = trimsuffix(var.folder, "/") == "" ? "/" : trimsuffix(var.folder, "/")
+    supervise = var.supervise
     agentapi = {
       install      = var.install_agentapi
       version      = var.agentapi_version

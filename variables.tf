@@ -125,6 +125,13 @@ variable "continue_interrupted_turn" {
   nullable    = false
 }
 
+variable "supervise" {
+  description = "Keep a supervisor running beside AgentAPI: it restarts AgentAPI and Goose, resuming the same session without sending the task prompt again, when they exit without a workspace stop (a crash, an out-of-memory kill, /exit typed in the CLI app), saves the chat after every turn, and gives up after 5 failed restarts within 10 minutes. See logs/supervisor.log in the module folder."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
 variable "install_agentapi" {
   description = "Install AgentAPI (agentapi_version) when it is not already installed at that version."
   type        = bool

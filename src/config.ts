@@ -20,6 +20,8 @@ export interface ModulePaths {
   pidFile: string;
   launchRecord: string;
   promptFile: string;
+  /** The PID of the supervisor that restarts AgentAPI, written by the supervisor itself. */
+  supervisorPid: string;
 }
 
 export interface AgentapiSettings {
@@ -49,6 +51,8 @@ export interface GooseSettings {
 
 export interface StartConfig {
   folder: string;
+  /** Leave a supervisor running that restarts AgentAPI when it exits without a stop. */
+  supervise: boolean;
   paths: ModulePaths;
   agentapi: AgentapiSettings;
   agent: GooseSettings;
@@ -63,6 +67,7 @@ export interface StopConfig {
 }
 
 const ENV_NAME = "CODER_MODULE_SETTINGS";
+const SCRIPT_ENV_NAME = "CODER_MODULE_SCRIPT";
 const MAX_PORT = 65535;
 // variables.tf accepts up to 300 s for each stop bound.
 const MAX_BOUND_MS = 300_000;
@@ -81,6 +86,7 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
     pidFile: layer.path("pid_file", path.join(dir, "agentapi.pid")),
     launchRecord: path.join(dir, "agentapi-launch.json"),
     promptFile: path.join(dir, "task-prompt.md"),
+    supervisorPid: path.join(dir, "supervisor.pid"),
   };
 }
 
@@ -122,6 +128,7 @@ export function parseStartConfig(document: unknown, home: string): StartConfig {
     const agentapi = agent.object("agentapi");
     return {
       folder: agent.path("folder", home),
+      supervise: agent.boolean("supervise"),
       paths: modulePaths(home, layer),
       agentapi: {
         install: agentapi.boolean("install"),
@@ -173,6 +180,7 @@ export function homeDir(): string {
 export function readSettingsDocument(env: NodeJS.ProcessEnv = process.env): unknown {
   const encoded = env[ENV_NAME];
   delete env[ENV_NAME];
+  delete env[SCRIPT_ENV_NAME];
   if (!encoded)
     throw new StepError(
       `no settings given (${ENV_NAME} is not set); run this script through the module's coder_script.`,
@@ -183,5 +191,22 @@ export function readSettingsDocument(env: NodeJS.ProcessEnv = process.env): unkn
     throw new StepError(
       `cannot read the module settings: ${(error as Error).message}. Re-apply the template so the coder_script is rendered again.`,
     );
+  }
+}
+
+/**
+ * The running script's own code, which the coder_script passes gzip+base64 in
+ * CODER_MODULE_SCRIPT so the script can start a helper running the same code
+ * without writing it to disk. Removed at once, like the settings, so no child
+ * inherits it. Null when the wrapper did not pass it.
+ */
+export function takeOwnScript(env: NodeJS.ProcessEnv = process.env): Buffer | null {
+  const encoded = env[SCRIPT_ENV_NAME];
+  delete env[SCRIPT_ENV_NAME];
+  if (!encoded) return null;
+  try {
+    return gunzipSync(Buffer.from(encoded, "base64"));
+  } catch {
+    return null;
   }
 }

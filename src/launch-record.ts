@@ -20,6 +20,8 @@ export interface LaunchRecord {
   mode: "cold" | "warm";
   interrupted_turn: TurnDecision;
   started_at: string;
+  /** Set when the supervisor gave up restarting this launch's AgentAPI. */
+  supervisor?: { gave_up_at: string; reason: string };
 }
 
 /** Records what this start launched and why, for the stop script and for the user reading the module folder. */
@@ -112,4 +114,14 @@ export async function readStopTarget(
       `the launch record ${file} is not usable (${(error as Error).message}); it was written by another module version or edited`,
     );
   }
+}
+
+/**
+ * Adds the supervisor's reason for giving up to the record of the launch it
+ * gave up on, so the user finds it where the start's decisions are.
+ */
+export async function recordSupervisorGaveUp(file: string, reason: string, now = Date.now()): Promise<void> {
+  const record = JSON.parse(await readFile(file, "utf8")) as LaunchRecord;
+  record.supervisor = { gave_up_at: new Date(now).toISOString(), reason };
+  await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }

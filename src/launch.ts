@@ -7,7 +7,7 @@ import type { ModulePaths } from "./config.js";
 import { log, StepError, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
 import { describePortHolder, listensOn } from "./port-owner.js";
-import { writePidFile } from "./processes.js";
+import { killTree, removePidFile, waitForExit, writePidFile } from "./processes.js";
 import { verifyStateAfterStop } from "./state-verify.js";
 import { stopRequestedSince } from "./stop-request.js";
 
@@ -85,7 +85,16 @@ async function withdraw(
     turnCancelled: false,
     saveAgain: async () => undefined,
   });
-  await verifyStateAfterStop({
+  await restoreOverwrittenChat(state);
+}
+
+/**
+ * An AgentAPI that exits before Goose is ready, on its own or stopped, saves
+ * the chat it has, an almost empty one, over the saved chat it never loaded;
+ * the backup taken for this launch puts it back.
+ */
+function restoreOverwrittenChat(state: { stateFile: string; backupFile: string | null; persistence: boolean }) {
+  return verifyStateAfterStop({
     stateFile: state.stateFile,
     backupFile: state.backupFile,
     persistence: state.persistence,
@@ -121,6 +130,23 @@ async function startAgentapi(opts: {
   return { child, pid, exited: () => exited };
 }
 
+/**
+ * Ends an AgentAPI this launch started when its caller has to stop at once
+ * (the supervisor standing down for a stop). It has not run a turn, and a
+ * killed AgentAPI saves nothing, so the saved chat stays as it was.
+ */
+async function abandon(pid: number, pidFile: string, why: string): Promise<false> {
+  await killTree(pid);
+  await waitForExit(pid, 2000);
+  await removePidFile(pidFile, pid);
+  log(`${why}; AgentAPI (PID ${pid}) was stopped before it was ready`);
+  return false;
+}
+
+/**
+ * Launches AgentAPI and waits until Goose is ready. Returns false when it did
+ * not stay up because a stop ran meanwhile, or `abort` gave a reason to stop.
+ */
 export async function launchAgentapi(opts: {
   binary: string;
   args: string[];
@@ -131,7 +157,8 @@ export async function launchAgentapi(opts: {
   startedAt: number;
   persistence: boolean;
   stateBackup: string | null;
-}): Promise<void> {
+  abort?: () => string | undefined;
+}): Promise<boolean> {
   const { port, paths } = opts;
   const state = {
     stateFile: paths.stateFile,
@@ -139,30 +166,44 @@ export async function launchAgentapi(opts: {
     persistence: opts.persistence,
     pidFile: paths.pidFile,
   };
+  const abortedEarly = opts.abort?.();
+  if (abortedEarly) {
+    log(`${abortedEarly}; AgentAPI is not launched`);
+    return false;
+  }
   if (await stopRequestedSince(paths.dir, opts.startedAt)) {
     log("the workspace's stop script ran while this start was still preparing; AgentAPI is not launched");
-    return;
+    return false;
   }
   const agentLog = path.join(paths.logs, "agentapi.log");
   const { child, pid, exited } = await startAgentapi({ ...opts, logFile: agentLog, pidFile: paths.pidFile });
+  const halted = () => exited() ?? opts.abort?.();
 
-  const ready = await waitForOwnServer(pid, port, exited);
+  const ready = await waitForOwnServer(pid, port, halted);
   if (!("value" in ready)) {
+    const aborted = !exited() && opts.abort?.();
+    if (aborted) return abandon(pid, paths.pidFile, aborted);
     const holder = await describePortHolder(port);
     const why =
       "aborted" in ready
         ? `${ready.aborted} before it was ready`
         : `AgentAPI did not listen and answer on port ${port} within ${READY_TIMEOUT_MS / 1000} s`;
     const busy = holder && !exited() ? ` Port ${port} is held by ${holder}.` : "";
-    if (!exited()) await withdraw(pid, port, state);
+    await (exited() ? restoreOverwrittenChat(state) : withdraw(pid, port, state));
     throw new StepError(`${why}.${busy} Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`);
   }
   log(
     `AgentAPI (PID ${pid}) listens on port ${port} (status: ${ready.value.status}, agent type: ${ready.value.agent_type ?? "unknown"})`,
   );
 
-  const settled = await pollStatus(port, (s) => s.status === "stable", { timeoutMs: SETTLE_TIMEOUT_MS, exited });
+  const settled = await pollStatus(port, (s) => s.status === "stable", {
+    timeoutMs: SETTLE_TIMEOUT_MS,
+    exited: halted,
+  });
   if ("aborted" in settled) {
+    const aborted = !exited() && opts.abort?.();
+    if (aborted) return abandon(pid, paths.pidFile, aborted);
+    await restoreOverwrittenChat(state);
     throw new StepError(
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,
     );
@@ -170,7 +211,7 @@ export async function launchAgentapi(opts: {
   if (await stopRequestedSince(paths.dir, opts.startedAt)) {
     warn("the workspace's stop script ran while AgentAPI was starting; stopping it again so the stop wins");
     await withdraw(pid, port, state);
-    return;
+    return false;
   }
   child.unref();
   log(
@@ -178,4 +219,5 @@ export async function launchAgentapi(opts: {
       ? "Goose is ready for input"
       : `Goose is still starting after ${SETTLE_TIMEOUT_MS / 1000} s; it keeps starting in the background`,
   );
+  return true;
 }

@@ -6,6 +6,7 @@ import { log, phase, reportFatal } from "./log.js";
 import { saveBeforeStop } from "./state-save.js";
 import { verifyStateAfterStop } from "./state-verify.js";
 import { recordStopRequest } from "./stop-request.js";
+import { standDownSupervisor } from "./supervisor-process.js";
 import { sendTaskSnapshot } from "./task-snapshot.js";
 
 async function main(): Promise<number> {
@@ -23,6 +24,7 @@ async function main(): Promise<number> {
   const started = Date.now();
 
   await recordStopRequest(paths.dir);
+  await phase("supervisor", () => standDownSupervisor(paths));
   const target = await phase("find", () => findAgentapiToStop(pidFile, port));
   const save = (why: string, timeoutMs: number) => saveBeforeStop({ launched, target, agentLog, why, timeoutMs });
   await phase("save", () => save("before stopping", t.save_ms));

@@ -1,64 +1,35 @@
-import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, type PersistenceFiles } from "./commands.js";
-import { homeDir, parseStartConfig, readSettingsDocument } from "./config.js";
-import { launchAgentapi } from "./launch.js";
-import { writeLaunchRecord } from "./launch-record.js";
+import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./config.js";
+import { launchGoose } from "./goose-launch.js";
 import { phase, reportFatal } from "./log.js";
 import { decidePersistence } from "./persistence-gate.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./start-checks.js";
-import { decideLaunch } from "./start-decision.js";
 import { installAndConfigure } from "./start-install.js";
-import { prepareState } from "./state-prep.js";
-import { writePromptFile } from "./task-prompt.js";
+import { superviseMain } from "./supervisor.js";
+import { supervisedFolder } from "./supervisor-process.js";
+import { startSupervisor } from "./supervisor-start.js";
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
+  const ownScript = takeOwnScript();
   const home = homeDir();
   const config = parseStartConfig(readSettingsDocument(), home);
   const { paths } = config;
-  const goose = config.agent;
   const { port } = config.agentapi;
 
   await phase("prepare", () => prepareFolders(paths, config.folder));
   if (await reuseRunningAgentapi(paths, port)) return;
   await phase("port", () => ensurePortFree(port));
-  const { agentapi, gooseBin, pathPrefix } = await installAndConfigure(config, paths, home);
-
-  const gate = await phase("version-gate", () => decidePersistence(agentapi, config.agentapi.persistence));
-  const persistence: PersistenceFiles | null = gate.enabled
-    ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
-    : null;
-  const launchEnv = buildLaunchEnv(process.env, {
-    chatBasePath: config.agentapi.chat_base_path,
-    persistence,
-    provider: goose.provider,
-    model: goose.model,
-    pathPrefix,
-  });
-
-  const plan = await phase("decide", () =>
-    decideLaunch({ goose, gooseBin, env: launchEnv, home, folder: config.folder, paths }),
-  );
-  const stateBackup = persistence ? await prepareState(paths, plan) : null;
-  const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
-  const gooseArgs = buildGooseArgs(plan.decision.mode, goose.session_name, promptFile, plan.turn.action === "continue");
-  const args = buildAgentapiArgs({ port, persistence, goose: gooseBin, gooseArgs });
-  await writeLaunchRecord(paths.launchRecord, { gate, binary: agentapi, port, paths, stateBackup, plan, startedAt });
-  await phase("launch", () =>
-    launchAgentapi({
-      binary: agentapi,
-      args,
-      env: launchEnv,
-      cwd: config.folder,
-      port,
-      paths,
-      startedAt,
-      persistence: gate.enabled,
-      stateBackup,
-    }),
-  );
+  const tools = await installAndConfigure(config, paths, home);
+  const gate = await phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
+  const { launched } = await launchGoose({ config, tools, gate, home, startedAt });
+  if (launched && config.supervise)
+    await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, code: ownScript }));
 }
 
-main().then(
-  () => process.exit(0),
+// The supervisor is this same script, started again by the start with the
+// arguments that name it (supervisor-process.ts).
+const run = supervisedFolder() === null ? main().then(() => 0) : superviseMain();
+run.then(
+  (code) => process.exit(code),
   (error) => reportFatal(error),
 );

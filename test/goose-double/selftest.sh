@@ -46,7 +46,7 @@ fresh_home() { # fresh_home NAME -> sets H, DB, EV
 g() { # g ARGS... : run the double in $H/proj with a clean, configured environment
   (cd "$H/proj" && env -i PATH="$PATH" HOME="$H/home" GOOSE_DOUBLE_EVENT_LOG="$EV" \
     GOOSE_PROVIDER="${P-openai}" GOOSE_MODEL="${M-m}" GOOSE_TELEMETRY_ENABLED="${TEL-false}" \
-    ${VER:+GOOSE_DOUBLE_VERSION=$VER} GOOSE_DOUBLE_TURN_MS="${TURN-50}" "$G" "$@")
+    ${VER:+GOOSE_DOUBLE_VERSION=$VER} ${RESUME_ERROR:+GOOSE_DOUBLE_RESUME_ERROR_FILE=$RESUME_ERROR} GOOSE_DOUBLE_TURN_MS="${TURN-50}" "$G" "$@")
 }
 q() { # q SQL : run SQL on the double's DB; rows as the sqlite3 shell prints them (a|b, NULL empty)
   python3 -c '
@@ -134,6 +134,9 @@ check "extension_data enabled_extensions.v0" test "$(g session list -f json | py
 printf 'again\n' | g session -r -n t1 >"$H/out"
 check "warm start banner says resuming" grep -qF '    __( O)>  ● resuming · openai m' "$H/out"
 check "warm start adds a turn" test "$(q "SELECT COUNT(*) FROM messages WHERE role='user' AND json_extract(metadata_json,'\$.userVisible')")" = 3
+printf 'Invalid API key' >"$H/resume-error"
+RESUME_ERROR="$H/resume-error" g session -r -n t1 >"$H/out" 2>"$H/err" </dev/null && rc=0 || rc=$?
+check "GOOSE_DOUBLE_RESUME_ERROR_FILE: the file's text on STDOUT, exit 1, nothing stored" test "$rc|$(od -An -c "$H/out" | tr -s ' ')|$(cat "$H/err")|$(q "SELECT COUNT(*) FROM messages")" = "1|$(printf '\n  error: Invalid API key\n\n' | od -An -c | tr -s ' ')||9"
 sid1="$(q "SELECT id FROM sessions")"
 g session -n t1 </dev/null >/dev/null
 check "'session --name X' when X exists: another session X, 0 messages" test "$(q "SELECT COUNT(*) FROM sessions WHERE name='t1'"):$(q "SELECT COUNT(*) FROM messages WHERE session_id=(SELECT id FROM sessions ORDER BY rowid DESC LIMIT 1)")" = "2:0"

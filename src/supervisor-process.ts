@@ -1,0 +1,146 @@
+import { spawn } from "node:child_process";
+import { constants } from "node:fs";
+import { open, rm } from "node:fs/promises";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { logTail, openLog } from "./command-log.js";
+import type { ModulePaths } from "./config.js";
+import { log, warn } from "./log.js";
+import { pollUntil } from "./poll.js";
+import { isRunning, readCmdline, readPidFile, removePidFile, signal } from "./processes.js";
+
+// The supervisor runs the start script's own code again; these two arguments
+// after the code's `-` put it in supervise mode and name the module folder it
+// watches, so its command line says what it is (the stop signals nothing else).
+export const SUPERVISOR_ARG = "goose-module-supervisor";
+
+export function supervisorLog(paths: ModulePaths): string {
+  return path.join(paths.logs, "supervisor.log");
+}
+
+/** True when a command line is the supervisor of this module folder. */
+export function isSupervisor(argv: string[], moduleDir: string): boolean {
+  const at = argv.indexOf(SUPERVISOR_ARG);
+  return at > 0 && argv[at + 1] === moduleDir;
+}
+
+/** The module folder this process supervises, when it was started as a supervisor. */
+export function supervisedFolder(argv: string[] = process.argv): string | null {
+  const at = argv.indexOf(SUPERVISOR_ARG);
+  return at > 0 ? (argv[at + 1] ?? null) : null;
+}
+
+/** The PID of this folder's running supervisor, never a recycled PID; null when none runs. */
+export async function findSupervisor(pidFile: string, moduleDir: string): Promise<number | null> {
+  const pid = await readPidFile(pidFile);
+  if (pid === null) return null;
+  const argv = await readCmdline(pid);
+  return argv !== null && isSupervisor(argv, moduleDir) ? pid : null;
+}
+
+/**
+ * Makes this process the folder's one supervisor: creates the PID file, never
+ * through a planted link. Returns the PID of another supervisor that already
+ * runs, or null once this one holds the file. A file naming no live
+ * supervisor is stale and replaced.
+ */
+export async function claimSupervisorPid(pidFile: string, moduleDir: string): Promise<number | null> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const handle = await open(pidFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      await handle.writeFile(`${process.pid}\n`);
+      await handle.close();
+      return null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw error;
+    }
+    const other = await findSupervisor(pidFile, moduleDir);
+    if (other !== null && other !== process.pid) return other;
+    await rm(pidFile, { force: true });
+  }
+}
+
+export function releaseSupervisorPid(pidFile: string): Promise<void> {
+  return removePidFile(pidFile, process.pid);
+}
+
+// The supervisor leaves at once on SIGTERM, in a few ms; during a restart it
+// first ends the AgentAPI it was starting, which takes up to about 2 s.
+const STAND_DOWN_MS = 3000;
+
+/**
+ * The stop's first step after its marker: tells the supervisor to stand down
+ * and waits for it to be gone, so nothing it does can race the stop. Polls
+ * every 2 ms: an idle supervisor is gone within a few, and each one counts in
+ * an idle stop.
+ */
+export async function standDownSupervisor(paths: ModulePaths): Promise<void> {
+  const pid = await findSupervisor(paths.supervisorPid, paths.dir);
+  if (pid === null) return;
+  signal(pid, "SIGTERM");
+  const gone = await pollUntil(async () => ((await isRunning(pid)) ? undefined : true), {
+    timeoutMs: STAND_DOWN_MS,
+    intervalMs: 2,
+  });
+  if ("value" in gone) return log(`supervisor (PID ${pid}) stood down`);
+  signal(pid, "SIGKILL");
+  await removePidFile(paths.supervisorPid, pid);
+  warn(`the supervisor (PID ${pid}) did not stand down within ${STAND_DOWN_MS} ms of SIGTERM; sent SIGKILL`);
+}
+
+// Node.js reads the code from stdin and starts it within a second; the bound
+// covers a slow machine.
+const CLAIM_TIMEOUT_MS = 15_000;
+
+/**
+ * Starts the supervisor: this runtime again, the script's code on stdin, its
+ * document (gzip+base64 JSON) in CODER_MODULE_SETTINGS, which it reads and
+ * removes, so neither is ever written to disk. It gets its own session, and
+ * its output goes to logs/supervisor.log, never to this script's pipes, which
+ * the Coder agent waits on. Returns its PID once it holds the PID file.
+ */
+export async function spawnSupervisor(opts: {
+  paths: ModulePaths;
+  code: Buffer;
+  document: unknown;
+  env: NodeJS.ProcessEnv;
+}): Promise<number> {
+  const { paths } = opts;
+  const logFile = supervisorLog(paths);
+  const out = await openLog(logFile);
+  const runtimeArgs = process.versions.bun ? ["run", "-"] : ["--input-type=module", "-"];
+  const settings = gzipSync(JSON.stringify(opts.document)).toString("base64");
+  let exited: string | undefined;
+  try {
+    const child = spawn(process.execPath, [...runtimeArgs, SUPERVISOR_ARG, paths.dir], {
+      cwd: "/",
+      env: { ...opts.env, CODER_MODULE_SETTINGS: settings },
+      detached: true,
+      stdio: ["pipe", out.fd, out.fd],
+    });
+    child.once("exit", (code, sig) => {
+      exited = `it exited (${sig ?? `code ${code}`})`;
+    });
+    const stdin = child.stdin as NodeJS.WritableStream;
+    await new Promise<void>((resolve, reject) => {
+      child.once("error", reject);
+      stdin.once("error", reject);
+      stdin.end(opts.code, () => resolve());
+    });
+    const pid = child.pid as number;
+    const claimed = await pollUntil(async () => ((await readPidFile(paths.supervisorPid)) === pid ? true : undefined), {
+      timeoutMs: CLAIM_TIMEOUT_MS,
+      intervalMs: 20,
+      abort: () => exited,
+    });
+    if (!("value" in claimed)) {
+      if (!exited) signal(pid, "SIGKILL");
+      const why = "aborted" in claimed ? claimed.aborted : `it did not start within ${CLAIM_TIMEOUT_MS / 1000} s`;
+      throw new Error(`${why}. Last lines of ${logFile}:\n${await logTail(logFile, 10)}`);
+    }
+    child.unref();
+    return pid;
+  } finally {
+    await out.close();
+  }
+}

@@ -34,6 +34,12 @@ async function floorStop(ws: Workspace): Promise<number> {
   const pid = Number((await readFile(path.join(ws.moduleDir, "agentapi.pid"), "utf8")).trim());
   const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
   const agentLog = path.join(ws.moduleDir, "logs", "agentapi.log");
+  // The supervisor would restart the AgentAPI this ends: it stands down first, outside the timing.
+  const supervisor = Number((await readFile(path.join(ws.moduleDir, "supervisor.pid"), "utf8").catch(() => "")).trim());
+  if (supervisor > 1) {
+    process.kill(supervisor, "SIGTERM");
+    while (await isRunning(supervisor)) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
   const logBefore = (await readFile(agentLog, "utf8")).length;
   const markBefore = await fileMark(stateFile);
   const started = performance.now();

@@ -64,24 +64,24 @@ export function releaseSupervisorPid(pidFile: string): Promise<void> {
   return removePidFile(pidFile, process.pid);
 }
 
-// The supervisor leaves at once on SIGTERM, in a few ms; during a restart it
-// first ends the AgentAPI it was starting, which takes up to about 2 s.
+// The supervisor stands down at once on SIGTERM, within a few ms; during a
+// restart it first ends the AgentAPI it was starting, which takes up to 2 s.
 const STAND_DOWN_MS = 3000;
 
 /**
  * The stop's first step after its marker: tells the supervisor to stand down
- * and waits for it to be gone, so nothing it does can race the stop. Polls
- * every 2 ms: an idle supervisor is gone within a few, and each one counts in
- * an idle stop.
+ * and waits until it has, so nothing it does can race the stop. Its last act
+ * before it exits is to remove its PID file, so that counts as done; waiting
+ * for the exit itself would add the runtime's teardown to every stop. Polls
+ * every 2 ms: each one counts in an idle stop.
  */
 export async function standDownSupervisor(paths: ModulePaths): Promise<void> {
   const pid = await findSupervisor(paths.supervisorPid, paths.dir);
   if (pid === null) return;
   signal(pid, "SIGTERM");
-  const gone = await pollUntil(async () => ((await isRunning(pid)) ? undefined : true), {
-    timeoutMs: STAND_DOWN_MS,
-    intervalMs: 2,
-  });
+  const done = async () =>
+    (await readPidFile(paths.supervisorPid)) !== pid || !(await isRunning(pid)) ? true : undefined;
+  const gone = await pollUntil(done, { timeoutMs: STAND_DOWN_MS, intervalMs: 2 });
   if ("value" in gone) return log(`supervisor (PID ${pid}) stood down`);
   signal(pid, "SIGKILL");
   await removePidFile(paths.supervisorPid, pid);

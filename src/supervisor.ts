@@ -70,7 +70,8 @@ class StandDown {
       this.reason = "the stop script asked the supervisor to stand down";
       this.controller.abort();
       if (this.restarting) return;
-      // Nothing is under way that needs finishing, and the stop waits on this exit.
+      // Nothing is under way that needs finishing. The stop waits for the PID
+      // file to go, so removing it is the last thing this process does.
       log(`stood down: ${this.reason}`);
       try {
         if (parsePid(readFileSync(pidFile, "utf8")) === process.pid) rmSync(pidFile);
@@ -234,6 +235,7 @@ export async function superviseMain(): Promise<number> {
   const standDown = new StandDown(paths.supervisorPid);
   log(`supervisor (PID ${process.pid}) started for ${paths.dir}`);
   await supervise({ doc, home: homeDir(), standDown, agentLog: path.join(paths.logs, "agentapi.log") });
+  // The last act: a stop waiting for this supervisor takes it as gone.
   await releaseSupervisorPid(paths.supervisorPid);
   return 0;
 }

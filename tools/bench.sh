@@ -10,6 +10,9 @@ set -a
 . .tools/env.sh
 set +a
 mkdir -p .tmp
-node_modules/.bin/esbuild bench/stop.ts --bundle --platform=node --format=esm --target=node18 \
-  --log-level=warning --outfile=.tmp/bench-stop.mjs
-exec node .tmp/bench-stop.mjs "$@"
+# npm run bench -- supervisor [runs]: bench/supervisor.ts instead of bench/stop.ts.
+bench=stop
+if [ -f "bench/${1:-}.ts" ]; then bench="$1" && shift; fi
+node_modules/.bin/esbuild "bench/$bench.ts" --bundle --platform=node --format=esm --target=node18 \
+  --log-level=warning --outfile=".tmp/bench-$bench.mjs"
+exec node ".tmp/bench-$bench.mjs" "$@"

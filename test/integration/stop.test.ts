@@ -219,7 +219,15 @@ describe("stop: save, then stop", () => {
     expect(saved, log).toBeGreaterThan(usr1);
     expect(log).not.toContain("Failed to save");
     // ... and from the stop's phase lines, one per phase with its duration: no turn ran, so one save.
-    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
+    expect(phases(result.stdout).map((p) => p.name)).toEqual([
+      "supervisor",
+      "find",
+      "save",
+      "turn",
+      "snapshot",
+      "stop",
+      "verify",
+    ]);
     expect(result.stdout).toMatch(/save \(before stopping\): (AgentAPI logged the save|state file rewritten)/);
     expect(result.stdout).toContain("turn: agent stable");
     // The save is confirmed before `/exit` is typed: the save line comes first.
@@ -245,7 +253,15 @@ describe("stop: no state persistence", () => {
     const result = await stop(ws, rendered);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("save skipped: state persistence is off (enable_state_persistence is false)");
-    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
+    expect(phases(result.stdout).map((p) => p.name)).toEqual([
+      "supervisor",
+      "find",
+      "save",
+      "turn",
+      "snapshot",
+      "stop",
+      "verify",
+    ]);
     await expectGracefulStop(ws, result);
     const log = await agentapiLog(ws);
     expect(log).not.toContain("SIGUSR1");
@@ -279,9 +295,10 @@ describe("stop: no state persistence", () => {
 });
 
 describe("stop: a PID file that does not name this AgentAPI", () => {
-  // AgentAPI keeps running in each case: its log proves it got no signal.
+  // AgentAPI keeps running in each case: its log proves it got no signal. The
+  // supervisor, whose autosave would signal it too, is off.
   async function startedWorkspace() {
-    const s = await setup();
+    const s = await setup({ vars: { supervise: false } });
     await start(s.ws, s.rendered);
     await s.ws.waitStable();
     return { ...s, agentapi: await pidOf(s.ws) };
@@ -491,7 +508,15 @@ describe("stop: a hung AgentAPI", () => {
     // A hung AgentAPI never saved this session's chat: the stop says so and fails.
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("chat history is lost");
-    expect(phases(result.stdout).map((p) => p.name)).toEqual(["find", "save", "turn", "snapshot", "stop", "verify"]);
+    expect(phases(result.stdout).map((p) => p.name)).toEqual([
+      "supervisor",
+      "find",
+      "save",
+      "turn",
+      "snapshot",
+      "stop",
+      "verify",
+    ]);
     const byName = Object.fromEntries(phases(result.stdout).map((p) => [p.name, p.ms]));
     expect(result.stdout).toContain(`no confirmation within ${SAVE_MS} ms`);
     // Its /status does not answer: no turn to wait for, and no `/exit` to type.
@@ -535,6 +560,7 @@ describe("stop: restarts", () => {
       // Goose never got to its prompt: the stop waits out the turn bound, tries a cancel, saves
       // again, and, with no prompt to type `/exit` at, falls back to SIGTERM.
       expect(phases(result.stdout).map((p) => p.name)).toEqual([
+        "supervisor",
         "find",
         "save",
         "turn",

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { parseStartConfig, parseStopConfig, readSettingsDocument } from "../../src/config.js";
+import { parseStartConfig, parseStopConfig, readSettingsDocument, takeOwnScript } from "../../src/config.js";
 import { readStopTarget } from "../../src/launch-record.js";
 
 const HOME = "/home/u";
@@ -22,6 +22,7 @@ function startDocument() {
     },
     agent: {
       folder: "/home/u/project",
+      supervise: false,
       agentapi: { install: true, version: "v9.9.9", download_url: "https://mirror.example/agentapi" },
       goose: {
         install: true,
@@ -74,6 +75,7 @@ describe("parseStartConfig", () => {
     expect(config.paths.pidFile).toBe(`${MODULE_DIR}/agentapi.pid`);
     expect(config.paths.launchRecord).toBe(`${MODULE_DIR}/agentapi-launch.json`);
     expect(config.paths.logs).toBe(`${MODULE_DIR}/logs`);
+    expect(config.paths.supervisorPid).toBe(`${MODULE_DIR}/supervisor.pid`);
   });
 
   it("keeps the template's own paths", () => {
@@ -88,6 +90,7 @@ describe("parseStartConfig", () => {
   it("brings the layer's and the agent's settings together", () => {
     const config = parseStartConfig(startDocument(), HOME);
     expect(config.folder).toBe("/home/u/project");
+    expect(config.supervise).toBe(false);
     expect(config.agentapi).toEqual({
       install: true,
       version: "v9.9.9",
@@ -105,6 +108,7 @@ describe("parseStartConfig", () => {
     ["layer.port", "3284", 'settings.layer.port must be a whole number from 1 to 65535, but it is the string "3284"'],
     ["layer.port", 70000, "settings.layer.port must be a whole number from 1 to 65535, but it is number 70000"],
     ["layer.persistence", undefined, "settings.layer.persistence must be true or false, but it is missing"],
+    ["agent.supervise", "yes", 'settings.agent.supervise must be true or false, but it is the string "yes"'],
     [
       "layer.state_file",
       "state.json",
@@ -159,6 +163,12 @@ describe("readSettingsDocument", () => {
     expect(env).not.toHaveProperty("CODER_MODULE_SETTINGS");
   });
 
+  it("also removes the script's own code, which only takeOwnScript reads", () => {
+    const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: encode({ a: 1 }), CODER_MODULE_SCRIPT: "code" };
+    readSettingsDocument(env);
+    expect(env).not.toHaveProperty("CODER_MODULE_SCRIPT");
+  });
+
   it("names the variable when it is missing", () => {
     expect(() => readSettingsDocument({})).toThrow("no settings given (CODER_MODULE_SETTINGS is not set)");
   });
@@ -167,6 +177,19 @@ describe("readSettingsDocument", () => {
     expect(() => readSettingsDocument({ CODER_MODULE_SETTINGS: "bm90IGd6aXA=" })).toThrow(
       /cannot read the module settings: .*Re-apply the template/,
     );
+  });
+});
+
+describe("takeOwnScript", () => {
+  it("decodes the script's code and removes it from the environment", () => {
+    const env: NodeJS.ProcessEnv = { CODER_MODULE_SCRIPT: gzipSync("console.log(1)").toString("base64") };
+    expect(takeOwnScript(env)?.toString("utf8")).toBe("console.log(1)");
+    expect(env).not.toHaveProperty("CODER_MODULE_SCRIPT");
+  });
+
+  it("null when the wrapper passed none, or something that is not gzip+base64", () => {
+    expect(takeOwnScript({})).toBeNull();
+    expect(takeOwnScript({ CODER_MODULE_SCRIPT: "bm90IGd6aXA=" })).toBeNull();
   });
 });
 

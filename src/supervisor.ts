@@ -96,12 +96,16 @@ async function exists(dir: string): Promise<boolean> {
 /**
  * A failed restart on one line: what failed (the first line of the error,
  * without the log it goes on to quote) and what Goose showed as it exited.
+ * AgentAPI does not always catch that screen before Goose is gone, so the
+ * last one seen stands in, said as such.
  */
-async function describeFailure(error: unknown, agentLog: string): Promise<string> {
+async function describeFailure(error: unknown, ctx: Context): Promise<string> {
   const message = error instanceof StepError ? error.message : String((error as Error)?.stack ?? error);
   const first = (message.split("\n")[0] ?? "").replace(/ Last lines of .*:$/, "");
-  const screen = lastAgentScreen(await readFile(agentLog, "utf8").catch(() => ""));
-  return screen ? `${first} Goose's last screen: "${screen}"` : first;
+  const screen = lastAgentScreen(await readFile(ctx.agentLog, "utf8").catch(() => ""));
+  if (screen) ctx.lastScreen = screen;
+  if (screen) return `${first} Goose's last screen: "${screen}"`;
+  return ctx.lastScreen ? `${first} Goose's last screen at an earlier failed restart: "${ctx.lastScreen}"` : first;
 }
 
 interface Context {
@@ -109,6 +113,8 @@ interface Context {
   home: string;
   standDown: StandDown;
   agentLog: string;
+  /** What Goose last showed when a restart failed. */
+  lastScreen?: string;
 }
 
 /** What AgentAPI shows against what its state file holds; null when /messages does not answer. */
@@ -186,7 +192,7 @@ async function restart(ctx: Context): Promise<string | null> {
     log(`restarted: ${plan.decision.mode} start of Goose session "${plan.sessionName}"`);
     return null;
   } catch (error) {
-    return describeFailure(error, ctx.agentLog);
+    return describeFailure(error, ctx);
   } finally {
     ctx.standDown.restarting = false;
   }

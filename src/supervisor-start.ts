@@ -2,7 +2,7 @@ import type { StartConfig } from "./config.js";
 import type { InstalledTools } from "./goose-launch.js";
 import { log, warn } from "./log.js";
 import { stopRequestedSince } from "./stop-request.js";
-import { supervisorDocument } from "./supervisor.js";
+import { supervisorDocument } from "./supervisor-document.js";
 import { findSupervisor, spawnSupervisor, supervisorLog } from "./supervisor-process.js";
 import type { DecidedGate } from "./version-gate.js";
 

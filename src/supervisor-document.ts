@@ -1,0 +1,39 @@
+import { readSettingsDocument, type StartConfig } from "./config.js";
+import type { InstalledTools } from "./goose-launch.js";
+import { StepError } from "./log.js";
+import type { DecidedGate } from "./version-gate.js";
+
+const DOCUMENT_KIND = "goose-module-supervisor";
+
+/** What a start hands the supervisor it leaves running: never the task prompt. */
+export interface SupervisorDocument {
+  kind: typeof DOCUMENT_KIND;
+  config: StartConfig;
+  tools: InstalledTools;
+  gate: DecidedGate;
+  /** When that start began: a stop since then ends the watch. */
+  since: number;
+}
+
+/**
+ * A restart resumes the session that was running, so it needs no prompt and
+ * can never deliver it again, and no install script; it resumes even with
+ * `continue = false`, which asks for a new session per workspace start, not
+ * per crash.
+ */
+export function supervisorDocument(
+  config: StartConfig,
+  tools: InstalledTools,
+  gate: DecidedGate,
+  since: number,
+): SupervisorDocument {
+  const agent = { ...config.agent, prompt: "", continue: true, install_script: { pre: "", post: "" } };
+  return { kind: DOCUMENT_KIND, config: { ...config, agent }, tools, gate, since };
+}
+
+export function readSupervisorDocument(): SupervisorDocument {
+  const document = readSettingsDocument() as Partial<SupervisorDocument> | null;
+  if (document?.kind !== DOCUMENT_KIND)
+    throw new StepError("the supervisor was started without its document; only the start script starts it.");
+  return document as SupervisorDocument;
+}

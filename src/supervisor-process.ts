@@ -96,8 +96,11 @@ const CLAIM_TIMEOUT_MS = 15_000;
  * Starts the supervisor: this runtime again, the script's code on stdin, its
  * document (gzip+base64 JSON) in CODER_MODULE_SETTINGS, which it reads and
  * removes, so neither is ever written to disk. It gets its own session, and
- * its output goes to logs/supervisor.log, never to this script's pipes, which
- * the Coder agent waits on. Returns its PID once it holds the PID file.
+ * its output goes to logs/supervisor.log, never to this script's stdout and
+ * stderr: the Coder agent waits up to 10 s for those pipes to close after the
+ * script exits, then reports the script as failed ("output pipes were not
+ * closed"; cmd.WaitDelay and ErrOutputPipesOpen in agent/agentscripts/
+ * agentscripts.go, coder/coder). Returns its PID once it holds the PID file.
  */
 export async function spawnSupervisor(opts: {
   paths: ModulePaths;

@@ -210,7 +210,9 @@ describe("the stop on a full disk", () => {
       skip();
     }
     try {
-      const rendered = await render(ws);
+      // The supervisor's autosave would have saved the chat before the disk
+      // filled up; this is about the stop's own save meeting a full disk.
+      const rendered = await render(ws, { supervise: false });
       await start(ws, rendered);
       await waitTurns(ws, 1);
       await ws.send("a message before the disk fills up");

@@ -33,6 +33,10 @@ run "passes_the_callers_settings_through_beside_its_own" {
     condition     = output.start_settings.layer.port == 3300 && output.stop_settings.layer.pid_file == "/run/aider.pid"
     error_message = "the layer's own part must carry the port and the persistence paths"
   }
+  assert {
+    condition     = strcontains(output.start_script, "CODER_MODULE_SCRIPT='${base64gzip("console.log('start')")}'") && strcontains(output.stop_script, "CODER_MODULE_SCRIPT='${base64gzip("console.log('stop')")}'")
+    error_message = "each script must get its own code in CODER_MODULE_SCRIPT, to start a helper running it"
+  }
 }
 
 run "says_nothing_about_goose" {

@@ -2,11 +2,14 @@
 // and the Goose test double:
 // - recovery: kill -9 AgentAPI while idle, then time until an AgentAPI
 //   answers on the port again, and until Goose is ready (stable);
-// - autosave: turns with the supervisor on and off, alternating, each sent as
-//   soon as the previous one is stable, so the save that follows a turn (about
-//   a second after it settles) falls inside the next turn. A turn is timed
-//   from POST /message to Goose storing its reply, and to AgentAPI stable
-//   again; the saves' own durations come from logs/supervisor.log;
+// - autosave: turns with the supervisor on and off. Each is sent after a
+//   pause like a user's, 1 to 1.5 s after the previous one settled, which is
+//   when the supervisor saves (a second of stable, read every half second), so
+//   saves land at the start of turns. A turn is timed from POST /message to
+//   Goose storing its reply, and to AgentAPI stable again; the saves' own
+//   durations come from logs/supervisor.log. The worst case, a save sent at
+//   the very moment a message is posted, is timed too (without the
+//   supervisor, SIGUSR1 sent by the bench);
 // - stand-down: idle stops with the supervisor on and off, with the stop's own
 //   `phase supervisor` line.
 //
@@ -97,34 +100,61 @@ async function recovery(): Promise<{ back: number[]; ready: number[] }> {
 interface TurnTimes {
   reply: number[];
   stable: number[];
+  /** Each turn's wall-clock span, POST to stable. */
+  spans: Array<[number, number]>;
 }
 
-async function turns(ws: Workspace, label: string, into: TurnTimes): Promise<void> {
+// The user's pause before each message: across the window in which the save comes.
+const PAUSES_MS = [1000, 1125, 1250, 1375, 1500];
+
+/** `collide`: a save (SIGUSR1, with the last turn unsaved) sent at the same moment as the message, the worst case. */
+async function turns(ws: Workspace, label: string, into: TurnTimes, collide = false): Promise<void> {
   for (let i = 0; i < runs; i++) {
     await ws.waitStable();
+    await new Promise((resolve) => setTimeout(resolve, PAUSES_MS[i % PAUSES_MS.length]));
     const before = await ws.replies();
+    const sentAt = Date.now();
     const sent = performance.now();
-    await ws.agentapi.post(`bench turn ${i} (${label})`);
+    const posted = ws.agentapi.post(`bench turn ${i} (${label})`);
+    if (collide) process.kill(await agentapiPid(ws), "SIGUSR1");
+    await posted;
     await until("the reply stored", async () => (await ws.replies()) > before);
     into.reply.push(Math.round(performance.now() - sent));
     await until("stable again", async () => (await ws.status()) === "stable");
     into.stable.push(Math.round(performance.now() - sent));
+    into.spans.push([sentAt, Date.now()]);
   }
 }
 
-async function autosaveCost(): Promise<{ on: TurnTimes; off: TurnTimes; saves: number[] }> {
-  const on: TurnTimes = { reply: [], stable: [] };
-  const off: TurnTimes = { reply: [], stable: [] };
+async function autosaveCost(): Promise<{
+  on: TurnTimes;
+  off: TurnTimes;
+  collided: TurnTimes;
+  saves: number[];
+  inTurns: number;
+}> {
+  const on: TurnTimes = { reply: [], stable: [], spans: [] };
+  const off: TurnTimes = { reply: [], stable: [], spans: [] };
+  const collided: TurnTimes = { reply: [], stable: [], spans: [] };
   const withSupervisor = await workspace(true);
   const without = await workspace(false);
   try {
     await turns(withSupervisor.ws, "supervised", on);
     await turns(without.ws, "unsupervised", off);
+    await turns(without.ws, "unsupervised, a save at the same moment", collided, true);
     await turns(withSupervisor.ws, "supervised", on);
     await turns(without.ws, "unsupervised", off);
+    await turns(without.ws, "unsupervised, a save at the same moment", collided, true);
     const log = await readFile(path.join(withSupervisor.ws.moduleDir, "logs", "supervisor.log"), "utf8");
-    const saves = [...log.matchAll(/autosave after a turn: .* \((\d+) ms\)$/gm)].map((m) => Number(m[1]));
-    return { on, off, saves };
+    const lines = [...log.matchAll(/^(\S+) goose-module: autosave after a turn: .* \((\d+) ms\)$/gm)];
+    const saves = lines.map((m) => Number(m[2]));
+    // A save line is written when the save is confirmed; it began that many ms earlier.
+    const inTurns = lines.filter((m) => {
+      const end = Date.parse(m[1] as string);
+      const begin = end - Number(m[2]);
+      return on.spans.some(([from, to]) => begin < to && end > from);
+    }).length;
+    return { on, off, collided, saves, inTurns };
   } finally {
     for (const { ws } of [withSupervisor, without]) {
       await ws.cleanup();
@@ -169,9 +199,12 @@ async function main(): Promise<number> {
   console.log(`kill -9 AgentAPI -> Goose ready (stable)        ${stats(back.ready)}`);
   console.log(`turn, POST to reply stored, supervisor on       ${stats(save.on.reply)}`);
   console.log(`turn, POST to reply stored, supervisor off      ${stats(save.off.reply)}`);
+  console.log(`turn, POST to reply stored, a save at the POST  ${stats(save.collided.reply)}`);
   console.log(`turn, POST to stable again, supervisor on       ${stats(save.on.stable)}`);
   console.log(`turn, POST to stable again, supervisor off      ${stats(save.off.stable)}`);
+  console.log(`turn, POST to stable again, a save at the POST  ${stats(save.collided.stable)}`);
   console.log(`autosave, SIGUSR1 to the save confirmed         ${stats(save.saves)}`);
+  console.log(`autosaves that overlapped a turn                ${save.inTurns} of ${save.saves.length}`);
   console.log(`idle stop coder_script, supervisor on           ${stats(stop.on)}`);
   console.log(`idle stop coder_script, supervisor off          ${stats(stop.off)}`);
   console.log(`  of which the stand-down (phase supervisor)    ${stats(stop.phase)}`);

@@ -194,6 +194,29 @@ describe("the stop always wins", () => {
     await stop(ws, rendered);
   });
 
+  it("a start while the supervisor runs and AgentAPI is down: no second supervisor, and the first adopts the new AgentAPI", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    await start(ws, rendered);
+    const [supervisor] = (await supervisors(ws)) as [number];
+    // Paused, it cannot restart AgentAPI before the start does; it still runs.
+    process.kill(supervisor, "SIGSTOP");
+    process.kill(await theAgentapi(ws), "SIGKILL");
+    await ws.waitFor("AgentAPI gone", async () => (await agentapiPids(ws)).length === 0);
+
+    const again = await start(ws, rendered);
+    expect(again.stdout).toContain(`the supervisor (PID ${supervisor}) already watches AgentAPI`);
+    const launched = await theAgentapi(ws);
+    process.kill(supervisor, "SIGCONT");
+    await ws.waitFor("the supervisor watching the new AgentAPI", async () =>
+      (await supervisorLog(ws)).includes(`watching AgentAPI (PID ${launched})`),
+    );
+    expect(await supervisors(ws)).toEqual([supervisor]);
+    expect(await agentapiPids(ws)).toEqual([launched]);
+    expect(await launches(ws)).toBe(2);
+    await stop(ws, rendered);
+  });
+
   it("a start after a stop: a new supervisor, and the old one is gone", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws);

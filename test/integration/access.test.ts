@@ -22,12 +22,12 @@ async function startedWorkspace(agentapi: string, vars: Record<string, unknown> 
   const ws = await newWorkspace();
   ws.setEnv(agentEnv);
   const rendered = await render(ws, { ai_prompt: "", ...vars }, { CODER_AGENT_URL: ACCESS_URL });
-  await start(ws, rendered, agentapi);
+  const started = await start(ws, rendered, agentapi);
   await ws.waitStable();
   const app = resourceValues(rendered, "module.goose.module.agentapi.coder_app.web[0]");
   const accessUrl = String(resourceValues(rendered, "module.goose.data.coder_workspace.me").access_url);
   const [healthcheck] = app.healthcheck as Array<{ url: string }>;
-  return { ws, rendered, appUrl: String(app.url), healthcheckUrl: String(healthcheck?.url), accessUrl };
+  return { ws, rendered, started, appUrl: String(app.url), healthcheckUrl: String(healthcheck?.url), accessUrl };
 }
 
 describe.each([
@@ -140,6 +140,15 @@ describe("a subdomain app", () => {
       const answer = await ws.agentapi.raw("/status", { headers: { Host: host } });
       expect(answer.status, host).toBe(400);
     }
+  });
+});
+
+describe('"*"', () => {
+  it("still turns the Host check off, with a warning in the start's log", async () => {
+    const { ws, started } = await startedWorkspace(tools.agentapiNew, { agentapi_allowed_hosts: ["*"] });
+    expect(started.stderr + started.stdout).toMatch(/agentapi_allowed_hosts contains "\*".*DNS rebinding/);
+    const answer = await ws.agentapi.raw("/status", { headers: { Host: `evil.example:${ws.port}` } });
+    expect(answer.status).toBe(200);
   });
 });
 

@@ -223,3 +223,15 @@ run "allowed_origin_other_scheme" {
   variables { agentapi_allowed_origins = ["ftp://coder.example.com"] }
   expect_failures = [var.agentapi_allowed_origins]
 }
+
+run "allowed_host_hostile" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["x'; rm -rf / #"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_origin_hostile" {
+  command = plan
+  variables { agentapi_allowed_origins = ["https://a.example\nAGENTAPI_ALLOWED_HOSTS=*"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}

@@ -85,8 +85,8 @@ export function buildLaunchEnv(
   // An interactive Goose under AgentAPI's terminal must not stop to ask what
   // nobody answers: the first run asks about telemetry, and the keyring needs
   // a desktop session. The mode is the template's goose_mode (the approve
-  // modes ask in the chat before tool calls). These go to this process
-  // alone, never into config.yaml, which the user's own `goose` reads.
+  // modes ask in Goose's terminal before tool calls). These go to this
+  // process alone, never into config.yaml, which the user's own `goose` reads.
   env.GOOSE_MODE = opts.mode;
   env.GOOSE_TELEMETRY_ENABLED = "false";
   env.GOOSE_DISABLE_KEYRING = "1";

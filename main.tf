@@ -54,6 +54,15 @@ locals {
       install_script = { pre = var.pre_install_script == null ? "" : var.pre_install_script, post = var.post_install_script == null ? "" : var.post_install_script }
 
       continue_interrupted_turn = var.continue_interrupted_turn
+      mode                      = var.goose_mode
+    }
+    # Who may reach AgentAPI: the start adds these to loopback and the
+    # deployment's or the app's own host name (src/access-lists.ts).
+    access = {
+      allowed_hosts   = var.agentapi_allowed_hosts
+      allowed_origins = var.agentapi_allowed_origins
+      access_url      = data.coder_workspace.me.access_url
+      subdomain       = var.subdomain
     }
   }
 
@@ -63,6 +72,7 @@ locals {
       turn_ms = var.stop_turn_wait_seconds * 1000
       term_ms = var.stop_sigterm_wait_seconds * 1000
     }
+    goose_mode = var.goose_mode
   }
 }
 

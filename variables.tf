@@ -295,3 +295,46 @@ variable "stop_sigterm_wait_seconds" {
     error_message = "stop_sigterm_wait_seconds must be between 1 and 300."
   }
 }
+
+variable "goose_mode" {
+  description = "Goose's permission mode for the module's Goose: \"auto\" runs every tool call without asking, \"smart_approve\" asks before the ones it judges sensitive, \"approve\" asks before each one, \"chat\" makes none. Goose asks in its terminal; answer in the CLI app (cli_app = true). See the README's Security section."
+  type        = string
+  default     = "auto"
+  nullable    = false
+
+  validation {
+    condition     = contains(["auto", "smart_approve", "approve", "chat"], var.goose_mode)
+    error_message = "goose_mode must be one of \"auto\", \"smart_approve\", \"approve\" or \"chat\" (Goose's GOOSE_MODE values)."
+  }
+}
+
+variable "agentapi_allowed_hosts" {
+  description = "More host names AgentAPI accepts in a request's Host header, beside the defaults: loopback, and the access URL's host (path-based app) or the app's own host (subdomain app). Add a workspace proxy's host name here. Names or IP addresses only, no scheme, port or pattern; IPv6 in brackets. \"*\" turns the check off, so that a web page that points its name at the workspace (DNS rebinding) can drive Goose: do not use it."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition = alltrue([for host in var.agentapi_allowed_hosts : (
+      host == "*" ||
+      can(regex("^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*$", host)) ||
+      can(regex("^\\[[0-9A-Fa-f:.]+\\]$", host))
+    )])
+    error_message = "Each agentapi_allowed_hosts entry must be a host name or IP address without scheme, port or wildcard pattern (AgentAPI matches names exactly; it ignores the port), an IPv6 address in brackets such as \"[fd00::1]\", or \"*\"."
+  }
+}
+
+variable "agentapi_allowed_origins" {
+  description = "More origins (scheme://host[:port]) whose web pages may call AgentAPI from a browser, beside the defaults: loopback on agentapi_port and the access URL's origin. Coder's app proxy replaces AgentAPI's CORS headers with its own, so this matters only for a browser that reaches the port directly. \"*\" lets any web page read the chat: do not use it."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition = alltrue([for origin in var.agentapi_allowed_origins : (
+      origin == "*" ||
+      can(regex("^https?://([A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?$", origin))
+    )])
+    error_message = "Each agentapi_allowed_origins entry must be an origin, http:// or https:// and a host with an optional port and nothing after it (for example \"https://coder.example.com\"), or \"*\"."
+  }
+}

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
+import { GOOSE_MODES, type GooseMode } from "./goose-mode.js";
 import { FieldError, Fields } from "./json-fields.js";
 import { StepError } from "./log.js";
 
@@ -42,9 +43,18 @@ export interface GooseSettings {
   session_name: string;
   continue: boolean;
   continue_interrupted_turn: boolean;
+  mode: GooseMode;
   app_slug: string;
   extensions: Record<string, Record<string, unknown>>;
   install_script: { pre: string; post: string };
+}
+
+/** Who may reach AgentAPI: the template's additions and what the defaults are built from (access-lists.ts). */
+export interface AccessSettings {
+  allowed_hosts: string[];
+  allowed_origins: string[];
+  access_url: string;
+  subdomain: boolean;
 }
 
 export interface StartConfig {
@@ -52,6 +62,7 @@ export interface StartConfig {
   paths: ModulePaths;
   agentapi: AgentapiSettings;
   agent: GooseSettings;
+  access: AccessSettings;
 }
 
 export interface StopConfig {
@@ -60,6 +71,7 @@ export interface StopConfig {
   task: { enabled: boolean; id: string; log_snapshot: boolean };
   /** The template's bounds for a running turn and for AgentAPI's exit after SIGTERM. */
   bounds: { turn_ms: number; term_ms: number };
+  goose_mode: GooseMode;
 }
 
 const ENV_NAME = "CODER_MODULE_SETTINGS";
@@ -97,9 +109,19 @@ function parseGoose(goose: Fields): GooseSettings {
     session_name: goose.string("session_name"),
     continue: goose.boolean("continue"),
     continue_interrupted_turn: goose.boolean("continue_interrupted_turn"),
+    mode: goose.oneOf("mode", GOOSE_MODES),
     app_slug: goose.string("app_slug"),
     extensions: goose.objectMap("extensions"),
     install_script: { pre: scripts.string("pre"), post: scripts.string("post") },
+  };
+}
+
+function parseAccess(access: Fields): AccessSettings {
+  return {
+    allowed_hosts: access.stringList("allowed_hosts"),
+    allowed_origins: access.stringList("allowed_origins"),
+    access_url: access.string("access_url"),
+    subdomain: access.boolean("subdomain"),
   };
 }
 
@@ -132,6 +154,7 @@ export function parseStartConfig(document: unknown, home: string): StartConfig {
         persistence: layer.boolean("persistence"),
       },
       agent: parseGoose(agent.object("goose")),
+      access: parseAccess(agent.object("access")),
     };
   });
 }
@@ -151,6 +174,7 @@ export function parseStopConfig(document: unknown, home: string): StopConfig {
         turn_ms: bounds.integer("turn_ms", 0, MAX_BOUND_MS),
         term_ms: bounds.integer("term_ms", 0, MAX_BOUND_MS),
       },
+      goose_mode: agent.oneOf("goose_mode", GOOSE_MODES),
     };
   });
 }

@@ -26,9 +26,9 @@ function keyPaths(value: unknown, prefix = ""): string[] {
   return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...keyPaths(child, `${prefix}${key}.`)]);
 }
 
-/** `value` wrapped so that every key read, at any depth, is recorded in `read`. */
+/** `value` wrapped so that every key read, at any depth, is recorded in `read`; lists are values, as in keyPaths. */
 function recording(value: unknown, read: Set<string>, prefix = ""): unknown {
-  if (typeof value !== "object" || value === null) return value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   return new Proxy(value, {
     get(target, key, receiver) {
       const child = Reflect.get(target, key, receiver);

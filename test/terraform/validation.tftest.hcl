@@ -145,3 +145,93 @@ run "additional_extension_named_constructor" {
   variables { additional_extensions = "Constructor:\n  type: builtin\n  name: developer\n" }
   expect_failures = [var.additional_extensions]
 }
+
+run "goose_mode_unknown" {
+  command = plan
+  variables { goose_mode = "yolo" }
+  expect_failures = [var.goose_mode]
+}
+
+run "goose_mode_wrong_case" {
+  command = plan
+  variables { goose_mode = "Smart_Approve" }
+  expect_failures = [var.goose_mode]
+}
+
+run "allowed_host_with_port" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["coder.example.com:443"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_host_with_scheme" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["https://coder.example.com"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_host_pattern" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["*.apps.example.com"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_hosts_in_one_string" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["a.example.com b.example.com"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_hosts_comma_separated" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["a.example.com,b.example.com"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_host_ipv6_without_brackets" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["fd00::1"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_host_empty" {
+  command = plan
+  variables { agentapi_allowed_hosts = [""] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_origin_without_scheme" {
+  command = plan
+  variables { agentapi_allowed_origins = ["coder.example.com"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}
+
+run "allowed_origin_with_path" {
+  command = plan
+  variables { agentapi_allowed_origins = ["https://coder.example.com/dashboard"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}
+
+run "allowed_origin_trailing_slash" {
+  command = plan
+  variables { agentapi_allowed_origins = ["https://coder.example.com/"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}
+
+run "allowed_origin_other_scheme" {
+  command = plan
+  variables { agentapi_allowed_origins = ["ftp://coder.example.com"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}
+
+run "allowed_host_hostile" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["x'; rm -rf / #"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_origin_hostile" {
+  command = plan
+  variables { agentapi_allowed_origins = ["https://a.example\nAGENTAPI_ALLOWED_HOSTS=*"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}

@@ -34,9 +34,16 @@ function startDocument() {
         session_name: "coder-1",
         continue: true,
         continue_interrupted_turn: false,
+        mode: "smart_approve",
         app_slug: "goose",
         extensions: { github: { type: "stdio", cmd: "gh-mcp" } },
         install_script: { pre: "", post: "echo hi" },
+      },
+      access: {
+        allowed_hosts: ["proxy.example.com"],
+        allowed_origins: [],
+        access_url: "https://coder.example.com",
+        subdomain: false,
       },
     },
   };
@@ -51,7 +58,7 @@ function stopDocument() {
       pid_file: "",
       task: { enabled: true, id: "t-1" },
     },
-    agent: { log_snapshot: false, timeouts: { turn_ms: 2000, term_ms: 20000 } },
+    agent: { log_snapshot: false, timeouts: { turn_ms: 2000, term_ms: 20000 }, goose_mode: "approve" },
   };
 }
 
@@ -99,6 +106,13 @@ describe("parseStartConfig", () => {
     expect(config.agent.extensions.github).toEqual({ type: "stdio", cmd: "gh-mcp" });
     expect(config.agent.install_script).toEqual({ pre: "", post: "echo hi" });
     expect(config.agent.continue_interrupted_turn).toBe(false);
+    expect(config.agent.mode).toBe("smart_approve");
+    expect(config.access).toEqual({
+      allowed_hosts: ["proxy.example.com"],
+      allowed_origins: [],
+      access_url: "https://coder.example.com",
+      subdomain: false,
+    });
   });
 
   it.each([
@@ -122,6 +136,22 @@ describe("parseStartConfig", () => {
       1,
       "settings.agent.goose.install_script.pre must be a string, but it is number 1",
     ],
+    [
+      "agent.goose.mode",
+      "yolo",
+      'settings.agent.goose.mode must be one of auto, smart_approve, approve, chat, but it is the string "yolo"',
+    ],
+    [
+      "agent.access.allowed_hosts",
+      "localhost",
+      'settings.agent.access.allowed_hosts must be a list of strings, but it is the string "localhost"',
+    ],
+    [
+      "agent.access.allowed_origins",
+      ["https://a.example", 1],
+      "settings.agent.access.allowed_origins must be a list of strings, but it is an array",
+    ],
+    ["agent.access", undefined, "settings.agent.access must be an object, but it is missing"],
   ])("rejects %s = %j, naming the field", (at, value, message) => {
     expect(() => parseStartConfig(edited(startDocument(), at, value), HOME)).toThrow(message);
   });
@@ -138,9 +168,11 @@ describe("parseStopConfig", () => {
     expect(config.task).toEqual({ enabled: true, id: "t-1", log_snapshot: false });
     expect(config.bounds).toEqual({ turn_ms: 2000, term_ms: 20000 });
     expect(config.paths.pidFile).toBe(`${MODULE_DIR}/agentapi.pid`);
+    expect(config.goose_mode).toBe("approve");
   });
 
   it.each([
+    ["agent.goose_mode", "Auto", "settings.agent.goose_mode must be one of auto, smart_approve, approve, chat"],
     ["agent.timeouts.turn_ms", 300_001, "settings.agent.timeouts.turn_ms must be a whole number from 0 to 300000"],
     ["agent.timeouts.term_ms", 1.5, "settings.agent.timeouts.term_ms must be a whole number from 0 to 300000"],
     ["layer.task.id", undefined, "settings.layer.task.id must be a string, but it is missing"],

@@ -1,14 +1,15 @@
 import { StepError } from "./log.js";
 import type { ReleaseArch } from "./release-assets.js";
 
-// Whether a download is the file the template expects. No checksum is pinned
-// for the default versions: coder/agentapi publishes no checksum file
-// (.github/workflows/release.yml uploads the binaries only), and
-// aaif-goose/goose publishes build-provenance attestations whose digests
-// could not be read when this was written. So the template's *_sha256 map is
-// the one source; with it empty the download is installed and reported as
-// not verified, with its digest, so an admin can compare it with the release
-// page and pin it.
+// Whether a download is the file the template expects. The module pins no
+// checksum for its default versions: neither project publishes a checksum
+// file (coder/agentapi .github/workflows/release.yml uploads the binaries
+// only; aaif-goose/goose release.yml at v1.47.0 adds build-provenance
+// attestations), and the SHA-256 digest GitHub records for every release
+// asset (https://github.blog/changelog/2025-06-03-releases-now-expose-digests-for-release-assets/)
+// could not be read where this module was built. So the template's *_sha256
+// map is the one source; with it empty the download is installed and
+// reported as not verified, with its digest, to compare with the release page.
 
 export interface Sha256Setting {
   /** The Terraform variable, for messages: "agentapi_sha256". */

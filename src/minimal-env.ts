@@ -30,5 +30,11 @@ export function minimalEnv(env: NodeJS.ProcessEnv, settings: Record<string, stri
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && (PASSED.has(key) || key.startsWith("LC_"))) out[key] = value;
   }
+  // curl reads http_proxy only in lower case (curl(1), ENVIRONMENT); the
+  // module's own downloads read both cases, so an installer's curl does too.
+  for (const name of ["http_proxy", "https_proxy", "no_proxy"]) {
+    const upper = out[name.toUpperCase()];
+    if (!out[name] && upper) out[name] = upper;
+  }
   return { ...out, ...settings };
 }

@@ -227,7 +227,9 @@ describe("goose_installer_url", () => {
         `GOOSE_BIN_DIR=${path.join(ws.home, ".local", "bin")}`,
         `HOME=${ws.home}`,
         "HTTPS_PROXY=http://proxy.corp.example:3128",
+        "https_proxy=http://proxy.corp.example:3128",
         "NO_PROXY=127.0.0.1",
+        "no_proxy=127.0.0.1",
       ]),
     );
     expect(result.stdout).toContain(`goose ${GOOSE_VERSION} is installed by ${mirror.url}/download_cli.sh`);

@@ -58,15 +58,17 @@ describe("minimalEnv", () => {
     ENV: "/home/coder/.shrc",
   };
 
-  it("passes what finds tools and reaches the network, and nothing of Coder's or the user's secrets", () => {
-    expect(minimalEnv(workspace, { GOOSE_VERSION: "v1.47.0" })).toEqual({
+  it("passes what finds tools and reaches the network (upper-case proxies in lower case too, for curl), and nothing of Coder's or the user's secrets", () => {
+    expect(minimalEnv({ ...workspace, NO_PROXY: "example.com" }, { GOOSE_VERSION: "v1.47.0" })).toEqual({
       PATH: "/usr/bin:/bin",
       HOME: "/home/coder",
       USER: "coder",
       LANG: "C.UTF-8",
       LC_ALL: "C.UTF-8",
       HTTPS_PROXY: "http://proxy:3128",
+      https_proxy: "http://proxy:3128",
       no_proxy: "localhost",
+      NO_PROXY: "example.com",
       SSL_CERT_FILE: "/etc/ssl/corp.pem",
       GOOSE_VERSION: "v1.47.0",
     });

@@ -7,7 +7,7 @@ import { StepError } from "./log.js";
 // - https:// through https_proxy, else HTTPS_PROXY; http:// through
 //   http_proxy, else HTTP_PROXY. curl ignores HTTP_PROXY in upper case
 //   because a CGI program gets a request's "Proxy:" header under that name
-//   (httpoxy); a coder_script is no CGI program, and the issue asks for both.
+//   (httpoxy); a coder_script is no CGI program, so both cases are read here.
 // - A proxy without a scheme is http://, and without a port uses 1080, as
 //   curl's -x does. Only http:// proxies are supported (CONNECT for https).
 // - no_proxy, else NO_PROXY: a comma (or space) separated list; `*` alone

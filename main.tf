@@ -22,6 +22,12 @@ locals {
     yamldecode(var.additional_extensions)
   )
 
+  # Where the module may download from, checked once for every URL variable:
+  # https://, or a local mirror the tests and air-gapped images use (file://,
+  # or plain http:// on loopback only, where nobody on the network can change
+  # what is served). Redirects are held to the same rule (src/url-policy.ts).
+  download_url_rule = "^(https://[^/\\s]+[^\\s]*|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?(/[^\\s]*)?|file:///[^\\s]*)$"
+
   agentapi_version_parts = regex("^v([0-9]+)\\.([0-9]+)", var.agentapi_version)
   agentapi_has_persistence = (
     tonumber(local.agentapi_version_parts[0]) > 0 ||
@@ -38,10 +44,13 @@ locals {
       install      = var.install_agentapi
       version      = var.agentapi_version
       download_url = var.agentapi_download_url
+      sha256       = var.agentapi_sha256
     }
     goose = {
       install        = var.install_goose
       version        = trimprefix(var.goose_version, "v")
+      download_url   = var.goose_download_url
+      sha256         = var.goose_sha256
       installer_url  = var.goose_installer_url
       provider       = var.goose_provider
       model          = var.goose_model

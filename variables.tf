@@ -235,36 +235,77 @@ variable "task_log_snapshot" {
   default     = true
 }
 
-variable "goose_installer_url" {
-  description = "URL of the Goose CLI installer (download_cli.sh). An air-gapped site points it at a mirrored copy whose downloads also come from the mirror."
+variable "goose_download_url" {
+  description = "Base URL of Goose's release assets; the tarball is fetched from <base>/v<goose_version>/goose-<x86_64|aarch64>-unknown-linux-gnu.tar.bz2. Must be https:// (or file://, or http:// on 127.0.0.1, localhost or [::1])."
   type        = string
-  default     = "https://github.com/aaif-goose/goose/releases/download/stable/download_cli.sh"
+  default     = "https://github.com/aaif-goose/goose/releases/download"
 
   validation {
-    condition     = can(regex("^https?://[^\\s]+$", var.goose_installer_url))
-    error_message = "goose_installer_url must be an http:// or https:// URL."
+    condition     = can(regex(local.download_url_rule, var.goose_download_url)) && !endswith(var.goose_download_url, "/")
+    error_message = "goose_download_url must be an https:// URL (or file://, or http:// on 127.0.0.1, localhost or [::1] for a local mirror) without a trailing slash."
+  }
+}
+
+variable "goose_sha256" {
+  description = "SHA-256 of Goose's release tarball for goose_version, per architecture: { amd64 = \"<64 hex>\", arm64 = \"<64 hex>\" }. A download that does not match is deleted before it is unpacked or run, and the start fails. Empty: the download is installed NOT verified, with a warning in the start log (the module pins no checksum; see the README)."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for arch, sum in var.goose_sha256 : contains(["amd64", "arm64"], arch) && can(regex("^[0-9A-Fa-f]{64}$", sum))])
+    error_message = "goose_sha256 must map \"amd64\" and/or \"arm64\" to a SHA-256 of 64 hexadecimal characters."
+  }
+
+  validation {
+    condition     = length(var.goose_sha256) == 0 || var.goose_installer_url == ""
+    error_message = "goose_sha256 cannot verify what goose_installer_url's installer downloads by itself. Remove goose_installer_url (the module then downloads the release tarball from goose_download_url and checks it), or remove goose_sha256."
+  }
+}
+
+variable "goose_installer_url" {
+  description = "Deprecated: URL of a Goose installer (a mirrored download_cli.sh) to run instead of downloading the release tarball. What it downloads cannot be verified; it runs with a minimal environment (no CODER_* variables). Empty (the default) downloads the tarball from goose_download_url."
+  type        = string
+  default     = ""
+  nullable    = false
+
+  validation {
+    condition     = var.goose_installer_url == "" || can(regex(local.download_url_rule, var.goose_installer_url))
+    error_message = "goose_installer_url must be empty or an https:// URL (or file://, or http:// on 127.0.0.1, localhost or [::1] for a local mirror)."
   }
 }
 
 variable "agentapi_download_url" {
-  description = "Base URL of AgentAPI release assets; the binary is fetched from <base>/<agentapi_version>/agentapi-linux-<amd64|arm64>."
+  description = "Base URL of AgentAPI release assets; the binary is fetched from <base>/<agentapi_version>/agentapi-linux-<amd64|arm64>. Must be https:// (or file://, or http:// on 127.0.0.1, localhost or [::1])."
   type        = string
   default     = "https://github.com/coder/agentapi/releases/download"
 
   validation {
-    condition     = can(regex("^https?://[^\\s]+[^/]$", var.agentapi_download_url))
-    error_message = "agentapi_download_url must be an http:// or https:// URL without a trailing slash."
+    condition     = can(regex(local.download_url_rule, var.agentapi_download_url)) && !endswith(var.agentapi_download_url, "/")
+    error_message = "agentapi_download_url must be an https:// URL (or file://, or http:// on 127.0.0.1, localhost or [::1] for a local mirror) without a trailing slash."
+  }
+}
+
+variable "agentapi_sha256" {
+  description = "SHA-256 of the AgentAPI release binary for agentapi_version, per architecture: { amd64 = \"<64 hex>\", arm64 = \"<64 hex>\" }. A download that does not match is deleted before it runs, and the start fails. Empty: the download is installed NOT verified, with a warning in the start log (the module pins no checksum; see the README)."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for arch, sum in var.agentapi_sha256 : contains(["amd64", "arm64"], arch) && can(regex("^[0-9A-Fa-f]{64}$", sum))])
+    error_message = "agentapi_sha256 must map \"amd64\" and/or \"arm64\" to a SHA-256 of 64 hexadecimal characters."
   }
 }
 
 variable "node_download_url" {
-  description = "Base URL of Node.js releases, used only when the workspace has no Node.js 18+ (or Bun) to run the module's scripts; the tarball is fetched from <base>/v<version>/ and checked against a pinned SHA-256."
+  description = "Base URL of Node.js releases, used only when the workspace has no Node.js 18+ (or Bun) to run the module's scripts; the tarball is fetched from <base>/v<version>/ and checked against a pinned SHA-256. Must be https:// (or file://, or http:// on 127.0.0.1, localhost or [::1])."
   type        = string
   default     = "https://nodejs.org/dist"
 
   validation {
-    condition     = can(regex("^https?://[^\\s]+[^/]$", var.node_download_url))
-    error_message = "node_download_url must be an http:// or https:// URL without a trailing slash."
+    condition     = can(regex(local.download_url_rule, var.node_download_url)) && !endswith(var.node_download_url, "/")
+    error_message = "node_download_url must be an https:// URL (or file://, or http:// on 127.0.0.1, localhost or [::1] for a local mirror) without a trailing slash."
   }
 }
 

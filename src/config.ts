@@ -27,6 +27,8 @@ export interface AgentapiSettings {
   install: boolean;
   version: string;
   download_url: string;
+  /** agentapi_sha256: architecture (amd64, arm64) to the release binary's SHA-256; empty when not pinned. */
+  sha256: Record<string, string>;
   port: number;
   chat_base_path: string;
   persistence: boolean;
@@ -35,6 +37,10 @@ export interface AgentapiSettings {
 export interface GooseSettings {
   install: boolean;
   version: string;
+  download_url: string;
+  /** goose_sha256: architecture to the release tarball's SHA-256; empty when not pinned. */
+  sha256: Record<string, string>;
+  /** goose_installer_url; empty means the release tarball from download_url. */
   installer_url: string;
   provider: string;
   model: string;
@@ -101,6 +107,8 @@ function parseGoose(goose: Fields): GooseSettings {
   return {
     install: goose.boolean("install"),
     version: goose.string("version"),
+    download_url: goose.string("download_url"),
+    sha256: goose.stringMap("sha256"),
     installer_url: goose.string("installer_url"),
     provider: goose.string("provider"),
     model: goose.string("model"),
@@ -149,6 +157,7 @@ export function parseStartConfig(document: unknown, home: string): StartConfig {
         install: agentapi.boolean("install"),
         version: agentapi.string("version"),
         download_url: agentapi.string("download_url"),
+        sha256: agentapi.stringMap("sha256"),
         port: layer.integer("port", 1, MAX_PORT),
         chat_base_path: layer.string("chat_base_path"),
         persistence: layer.boolean("persistence"),

@@ -103,4 +103,17 @@ export class Fields {
     }
     return map;
   }
+
+  /** A map from names to strings, such as an architecture's checksum. */
+  stringMap(key: string): Record<string, string> {
+    const value = this.value[key];
+    if (!isObject(value)) return this.fail(key, "an object");
+    const map: Record<string, string> = Object.create(null);
+    for (const [name, entry] of Object.entries(value)) {
+      if (typeof entry !== "string")
+        throw new FieldError(`${this.name(key)}.${name} must be a string, but it is ${describe(entry)}`);
+      map[name] = entry;
+    }
+    return map;
+  }
 }

@@ -22,11 +22,18 @@ function startDocument() {
     },
     agent: {
       folder: "/home/u/project",
-      agentapi: { install: true, version: "v9.9.9", download_url: "https://mirror.example/agentapi" },
+      agentapi: {
+        install: true,
+        version: "v9.9.9",
+        download_url: "https://mirror.example/agentapi",
+        sha256: { amd64: "a".repeat(64) },
+      },
       goose: {
         install: true,
         version: "9.9.9",
-        installer_url: "https://mirror.example/download_cli.sh",
+        download_url: "https://mirror.example/goose",
+        sha256: {},
+        installer_url: "",
         provider: "anthropic",
         model: "m",
         prompt: "fix it",
@@ -99,6 +106,7 @@ describe("parseStartConfig", () => {
       install: true,
       version: "v9.9.9",
       download_url: "https://mirror.example/agentapi",
+      sha256: { amd64: "a".repeat(64) },
       port: 3284,
       chat_base_path: "/@a/w.1/apps/goose/chat",
       persistence: true,
@@ -113,6 +121,9 @@ describe("parseStartConfig", () => {
       access_url: "https://coder.example.com",
       subdomain: false,
     });
+    expect(config.agent.download_url).toBe("https://mirror.example/goose");
+    expect(config.agent.sha256).toEqual({});
+    expect(config.agent.installer_url).toBe("");
   });
 
   it.each([
@@ -131,6 +142,8 @@ describe("parseStartConfig", () => {
       "yes",
       'settings.agent.goose.extensions.github must be an object, but it is the string "yes"',
     ],
+    ["agent.agentapi.sha256.arm64", 64, "settings.agent.agentapi.sha256.arm64 must be a string, but it is number 64"],
+    ["agent.goose.sha256", "abc", 'settings.agent.goose.sha256 must be an object, but it is the string "abc"'],
     [
       "agent.goose.install_script.pre",
       1,

@@ -17,6 +17,7 @@ import {
   type Rendered,
   type RunResult,
   repoRoot,
+  resourceValues,
   run,
   sha256,
   tools,
@@ -172,7 +173,8 @@ describe("start script", () => {
 
     // Path-based app (subdomain = false): the chat links under Coder's app path, and
     // requests through the dashboard's host name are accepted.
-    const root = await getVia(ws.port, "/", "coder.example.com");
+    const accessUrl = String(resourceValues(rendered, "module.goose.data.coder_workspace.me").access_url);
+    const root = await getVia(ws.port, "/", new URL(accessUrl).host);
     expect(root.status).toBe(307);
     expect(root.location).toMatch(/^\/@[^/]+\/[^/]+\.test-agent\/apps\/goose\/chat\/embed/);
 

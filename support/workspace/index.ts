@@ -14,4 +14,5 @@ export { freePort } from "./ports.js";
 export { killProcessesWithEnv, processesWithEnv, processState, umaskOf } from "./processes.js";
 export { type Rendered, renderExample, renderModule, resourceValues } from "./render.js";
 export { GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
+export { machineRuntime, pathOffering, type ScriptRuntime, scriptRuntime } from "./runtime.js";
 export { Workspace } from "./workspace.js";

@@ -1,3 +1,4 @@
+import { decideAccess } from "./access-lists.js";
 import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, type PersistenceFiles } from "./commands.js";
 import { homeDir, parseStartConfig, readSettingsDocument } from "./config.js";
 import { launchAgentapi } from "./launch.js";
@@ -27,11 +28,15 @@ async function main(): Promise<void> {
   const persistence: PersistenceFiles | null = gate.enabled
     ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
     : null;
+  const access = decideAccess(config.access, { port, appSlug: goose.app_slug }, process.env);
   const launchEnv = buildLaunchEnv(process.env, {
     chatBasePath: config.agentapi.chat_base_path,
     persistence,
+    allowedHosts: access.hosts,
+    allowedOrigins: access.origins,
     provider: goose.provider,
     model: goose.model,
+    mode: goose.mode,
     pathPrefix,
   });
 
@@ -54,6 +59,7 @@ async function main(): Promise<void> {
       startedAt,
       persistence: gate.enabled,
       stateBackup,
+      gooseMode: goose.mode,
     }),
   );
 }

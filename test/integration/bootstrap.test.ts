@@ -10,9 +10,11 @@ import { gunzipSync } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseStartConfig, parseStopConfig } from "../../src/config.js";
 import {
+  EgressProxy,
   freePort,
   machineRuntime,
   pathOffering,
+  ReleaseMirror,
   type Rendered,
   renderModule,
   repoRoot,
@@ -36,9 +38,9 @@ function keyPaths(value: unknown, prefix = ""): string[] {
   return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...keyPaths(child, `${prefix}${key}.`)]);
 }
 
-/** `value` wrapped so that every key read, at any depth, is recorded in `read`. */
+/** `value` wrapped so that every key read, at any depth, is recorded in `read`; lists are values, as in keyPaths. */
 function recording(value: unknown, read: Set<string>, prefix = ""): unknown {
-  if (typeof value !== "object" || value === null) return value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   return new Proxy(value, {
     get(target, key, receiver) {
       const child = Reflect.get(target, key, receiver);
@@ -118,13 +120,15 @@ describe("built bundles", () => {
 
 describe("runtime bootstrap", () => {
   let server: Server | undefined;
+  const stubs: Array<{ close(): Promise<void> }> = [];
   afterEach(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     server = undefined;
+    for (const stub of stubs.splice(0)) await stub.close();
   });
 
-  /** A PATH with the shell tools a slim image has, but no node and no bun. */
-  async function pathWithoutNode(): Promise<string> {
+  /** A PATH with the shell tools a slim image has, and `fetcher` to download with, but no node and no bun. */
+  async function pathWithoutNode(fetcher: "curl" | "wget" = "curl"): Promise<string> {
     const bin = path.join(await scratchDir("bin"), "bin");
     await mkdir(bin);
     for (const tool of [
@@ -138,7 +142,7 @@ describe("runtime bootstrap", () => {
       "uname",
       "tar",
       "xz",
-      "curl",
+      fetcher,
       "sha256sum",
       "cut",
       "printf",
@@ -177,6 +181,35 @@ describe("runtime bootstrap", () => {
     // Neither node/ nor the mktemp staging folder (node.partial.*) is left behind.
     expect((await readdir(moduleDir)).filter((name) => name.startsWith("node"))).toEqual([]);
   });
+
+  // curl reads http_proxy only in lower case and wget every proxy variable;
+  // the wrapper passes on the upper-case ones, so both go through a proxy set
+  // as HTTP_PROXY, and around it for a host NO_PROXY names.
+  it.each(["curl", "wget"] as const)(
+    "downloads Node.js with %s through HTTP_PROXY, and around it for NO_PROXY",
+    async (fetcher) => {
+      const mirror = await ReleaseMirror.start();
+      const proxy = await EgressProxy.start();
+      stubs.push(mirror, proxy);
+      const platform = process.arch === "arm64" ? "linux-arm64" : "linux-x64";
+      const route = `/mirror/node/v22.12.0/node-v22.12.0-${platform}.tar.xz`;
+      mirror.serve(route, "not node");
+      const rendered = await renderModule({ ...base, node_download_url: `${mirror.url}/mirror/node` });
+      const env = { PATH: await pathWithoutNode(fetcher), HTTP_PROXY: proxy.url };
+
+      const proxied = await run("/bin/sh", ["-c", rendered.start], { env: { ...env, HOME: await scratchDir("home") } });
+      expect(proxied.stderr).toMatch(/SHA-256 .* expected/);
+      expect(proxy.seen).toEqual([`GET ${mirror.url}${route}`]);
+      expect(mirror.requests).toEqual([route]);
+
+      const direct = await run("/bin/sh", ["-c", rendered.start], {
+        env: { ...env, NO_PROXY: "127.0.0.1", HOME: await scratchDir("home") },
+      });
+      expect(direct.stderr).toMatch(/SHA-256 .* expected/);
+      expect(proxy.seen).toHaveLength(1);
+      expect(mirror.requests).toEqual([route, route]);
+    },
+  );
 });
 
 /** A runtime binary tools/setup.sh installed (.tools/env.sh), named by its variable. */

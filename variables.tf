@@ -299,7 +299,7 @@ variable "agentapi_sha256" {
 }
 
 variable "node_download_url" {
-  description = "Base URL of Node.js releases, used only when the workspace has no Node.js 18+ (or Bun) to run the module's scripts; the tarball is fetched from <base>/v<version>/ and checked against a pinned SHA-256. Must be https:// (or file://, or http:// on 127.0.0.1, localhost or [::1])."
+  description = "Base URL of Node.js releases, used only when the workspace has no Node.js 18.19+ (or Bun) to run the module's scripts; the tarball is fetched from <base>/v<version>/ and checked against a pinned SHA-256. Must be https:// (or file://, or http:// on 127.0.0.1, localhost or [::1])."
   type        = string
   default     = "https://nodejs.org/dist"
 
@@ -310,7 +310,7 @@ variable "node_download_url" {
 }
 
 variable "install_node" {
-  description = "Install a pinned Node.js into the module folder when the workspace has neither Node.js 18+ nor Bun. When false, such a workspace fails to start Goose with a message naming what to install."
+  description = "Install a pinned Node.js into the module folder when the workspace has neither Node.js 18.19+ nor Bun. When false, such a workspace fails to start Goose with a message naming what to install."
   type        = bool
   default     = true
 }

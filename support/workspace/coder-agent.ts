@@ -3,14 +3,14 @@
 // variables that name the deployment and the workspace.
 import { type RunResult, run } from "./exec.js";
 
-/** The environment every script gets: HOME, the user, a PATH with `pathDirs` first. */
+/** The environment every script gets: HOME, the user, and `pathDirs` as PATH. */
 export function baseScriptEnv(home: string, pathDirs: string[]): Record<string, string> {
   const user = process.env.USER ?? "coder";
   return {
     HOME: home,
     USER: user,
     LOGNAME: process.env.LOGNAME ?? user,
-    PATH: [...pathDirs, "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
+    PATH: pathDirs.join(":"),
     LANG: "C.UTF-8",
   };
 }

@@ -16,4 +16,5 @@ export { killProcessesWithEnv, processesWithEnv, processState, umaskOf } from ".
 export { type Certificate, gooseTarball, ReleaseMirror, sha256, throwawayCertificate } from "./release-mirror.js";
 export { type Rendered, renderExample, renderModule, resourceValues } from "./render.js";
 export { GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
+export { machineRuntime, pathOffering, type ScriptRuntime, scriptRuntime } from "./runtime.js";
 export { Workspace } from "./workspace.js";

@@ -12,12 +12,15 @@ import { parseStartConfig, parseStopConfig } from "../../src/config.js";
 import {
   EgressProxy,
   freePort,
+  machineRuntime,
+  pathOffering,
   ReleaseMirror,
   type Rendered,
   renderModule,
   repoRoot,
   run,
   scratchDir,
+  Workspace,
 } from "../../support/workspace/index.js";
 
 const base = { agent_id: "agent-1", goose_provider: "anthropic", goose_model: "claude-sonnet-4-5" };
@@ -157,15 +160,6 @@ describe("runtime bootstrap", () => {
     return bin;
   }
 
-  it("with install_node = false, names exactly what to install", async () => {
-    const rendered = await renderModule({ ...base, install_node: false });
-    const home = await scratchDir("home");
-    const result = await run("/bin/sh", ["-c", rendered.start], { env: { HOME: home, PATH: await pathWithoutNode() } });
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain("needs Node.js 18 or newer (or Bun)");
-    expect(result.stderr).toContain("install_node");
-  });
-
   it("refuses a Node.js download whose checksum does not match, and installs nothing", async () => {
     const port = await freePort();
     const requests: string[] = [];
@@ -216,4 +210,75 @@ describe("runtime bootstrap", () => {
       expect(mirror.requests).toEqual([route, route]);
     },
   );
+});
+
+/** A runtime binary tools/setup.sh installed (.tools/env.sh), named by its variable. */
+function installed(name: string): string {
+  const binary = process.env[name];
+  if (!binary)
+    throw new Error(
+      `${name} is not set: ${process.env[name.replace(/_BIN$/, "_SKIP")] || "run tools/setup.sh and source .tools/env.sh"}`,
+    );
+  return binary;
+}
+
+describe("runtime selection: the wrapper runs the scripts with the first usable runtime", () => {
+  let rendered: Rendered;
+  const workspaces: Workspace[] = [];
+  beforeAll(async () => {
+    rendered = await renderModule({ ...base, install_node: false });
+  });
+  afterEach(async () => {
+    for (const ws of workspaces.splice(0)) {
+      await ws.cleanup();
+      await rm(ws.home, { recursive: true, force: true });
+    }
+  });
+
+  /** A workspace whose PATH ends with `pathDirs`; the test says which runtime the wrapper must pick. */
+  async function offering(pathDirs: string[]): Promise<Workspace> {
+    const ws = await Workspace.create({ runtime: { binary: null, pathDirs } });
+    workspaces.push(ws);
+    return ws;
+  }
+
+  /** The stop script, which needs no AgentAPI to finish, ran to its end with `binary`. */
+  async function expectStopRunsWith(ws: Workspace, binary: string): Promise<void> {
+    const result = await ws.runScript(rendered.stop);
+    expect(result.code, `${result.stdout}${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain(`running the stop script with ${binary}\n`);
+    expect(result.stdout).toMatch(/stop finished in \d+ ms/);
+  }
+
+  it("the Node.js the module installed comes first, even with another Node.js on PATH", async () => {
+    const ws = await offering(machineRuntime().pathDirs);
+    const moduleNode = path.join(ws.moduleDir, "node", "bin", "node");
+    await mkdir(path.dirname(moduleNode), { recursive: true });
+    await symlink(installed("NODE_WRAPPER_BIN"), moduleNode);
+    await expectStopRunsWith(ws, moduleNode);
+  });
+
+  it("a Node.js on PATH older than 18.19 is passed over, for Bun when there is one", async () => {
+    const tooOld = installed("NODE_TOO_OLD_BIN");
+    const bun = installed("BUN_BIN");
+    await expectStopRunsWith(await offering(await pathOffering([tooOld, bun])), bun);
+
+    const alone = await (await offering(await pathOffering([tooOld]))).runScript(rendered.stop);
+    expect(alone.code).not.toBe(0);
+    expect(alone.stdout).not.toContain("running the stop script");
+    expect(alone.stderr).toContain("needs Node.js 18.19 or newer (or Bun)");
+  });
+
+  it("Bun alone runs the scripts", async () => {
+    const bun = installed("BUN_BIN");
+    await expectStopRunsWith(await offering(await pathOffering([bun])), bun);
+  });
+
+  it("no runtime at all, with install_node = false: the start fails naming exactly what to install", async () => {
+    const result = await (await offering(await pathOffering([]))).runScript(rendered.start);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).not.toContain("running the start script");
+    expect(result.stderr).toContain("needs Node.js 18.19 or newer (or Bun) on PATH");
+    expect(result.stderr).toContain("set install_node = true");
+  });
 });

@@ -22,6 +22,12 @@ locals {
     yamldecode(var.additional_extensions)
   )
 
+  # Where the module may download from, checked once for every URL variable:
+  # https://, or a local mirror the tests and air-gapped images use (file://,
+  # or plain http:// on loopback only, where nobody on the network can change
+  # what is served). Redirects are held to the same rule (src/url-policy.ts).
+  download_url_rule = "^(https://[^/\\s]+[^\\s]*|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?(/[^\\s]*)?|file:///[^\\s]*)$"
+
   agentapi_version_parts = regex("^v([0-9]+)\\.([0-9]+)", var.agentapi_version)
   agentapi_has_persistence = (
     tonumber(local.agentapi_version_parts[0]) > 0 ||
@@ -39,10 +45,13 @@ locals {
       install      = var.install_agentapi
       version      = var.agentapi_version
       download_url = var.agentapi_download_url
+      sha256       = var.agentapi_sha256
     }
     goose = {
       install        = var.install_goose
       version        = trimprefix(var.goose_version, "v")
+      download_url   = var.goose_download_url
+      sha256         = var.goose_sha256
       installer_url  = var.goose_installer_url
       provider       = var.goose_provider
       model          = var.goose_model
@@ -55,6 +64,15 @@ locals {
       install_script = { pre = var.pre_install_script == null ? "" : var.pre_install_script, post = var.post_install_script == null ? "" : var.post_install_script }
 
       continue_interrupted_turn = var.continue_interrupted_turn
+      mode                      = var.goose_mode
+    }
+    # Who may reach AgentAPI: the start adds these to loopback and the
+    # deployment's or the app's own host name (src/access-lists.ts).
+    access = {
+      allowed_hosts   = var.agentapi_allowed_hosts
+      allowed_origins = var.agentapi_allowed_origins
+      access_url      = data.coder_workspace.me.access_url
+      subdomain       = var.subdomain
     }
   }
 
@@ -64,6 +82,7 @@ locals {
       turn_ms = var.stop_turn_wait_seconds * 1000
       term_ms = var.stop_sigterm_wait_seconds * 1000
     }
+    goose_mode = var.goose_mode
   }
 }
 

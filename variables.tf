@@ -242,41 +242,82 @@ variable "task_log_snapshot" {
   default     = true
 }
 
-variable "goose_installer_url" {
-  description = "URL of the Goose CLI installer (download_cli.sh). An air-gapped site points it at a mirrored copy whose downloads also come from the mirror."
+variable "goose_download_url" {
+  description = "Base URL of Goose's release assets; the tarball is fetched from <base>/v<goose_version>/goose-<x86_64|aarch64>-unknown-linux-gnu.tar.bz2. Must be https:// (or file://, or http:// on 127.0.0.1, localhost or [::1])."
   type        = string
-  default     = "https://github.com/aaif-goose/goose/releases/download/stable/download_cli.sh"
+  default     = "https://github.com/aaif-goose/goose/releases/download"
 
   validation {
-    condition     = can(regex("^https?://[^\\s]+$", var.goose_installer_url))
-    error_message = "goose_installer_url must be an http:// or https:// URL."
+    condition     = can(regex(local.download_url_rule, var.goose_download_url)) && !endswith(var.goose_download_url, "/")
+    error_message = "goose_download_url must be an https:// URL (or file://, or http:// on 127.0.0.1, localhost or [::1] for a local mirror) without a trailing slash."
+  }
+}
+
+variable "goose_sha256" {
+  description = "SHA-256 of Goose's release tarball for goose_version, per architecture: { amd64 = \"<64 hex>\", arm64 = \"<64 hex>\" }. A download that does not match is deleted before it is unpacked or run, and the start fails. Empty: the download is installed NOT verified, with a warning in the start log (the module pins no checksum; see the README)."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for arch, sum in var.goose_sha256 : contains(["amd64", "arm64"], arch) && can(regex("^[0-9A-Fa-f]{64}$", sum))])
+    error_message = "goose_sha256 must map \"amd64\" and/or \"arm64\" to a SHA-256 of 64 hexadecimal characters."
+  }
+
+  validation {
+    condition     = length(var.goose_sha256) == 0 || var.goose_installer_url == ""
+    error_message = "goose_sha256 cannot verify what goose_installer_url's installer downloads by itself. Remove goose_installer_url (the module then downloads the release tarball from goose_download_url and checks it), or remove goose_sha256."
+  }
+}
+
+variable "goose_installer_url" {
+  description = "Deprecated: URL of a Goose installer (a mirrored download_cli.sh) to run instead of downloading the release tarball. What it downloads cannot be verified; it runs with a minimal environment (no CODER_* variables). Empty (the default) downloads the tarball from goose_download_url."
+  type        = string
+  default     = ""
+  nullable    = false
+
+  validation {
+    condition     = var.goose_installer_url == "" || can(regex(local.download_url_rule, var.goose_installer_url))
+    error_message = "goose_installer_url must be empty or an https:// URL (or file://, or http:// on 127.0.0.1, localhost or [::1] for a local mirror)."
   }
 }
 
 variable "agentapi_download_url" {
-  description = "Base URL of AgentAPI release assets; the binary is fetched from <base>/<agentapi_version>/agentapi-linux-<amd64|arm64>."
+  description = "Base URL of AgentAPI release assets; the binary is fetched from <base>/<agentapi_version>/agentapi-linux-<amd64|arm64>. Must be https:// (or file://, or http:// on 127.0.0.1, localhost or [::1])."
   type        = string
   default     = "https://github.com/coder/agentapi/releases/download"
 
   validation {
-    condition     = can(regex("^https?://[^\\s]+[^/]$", var.agentapi_download_url))
-    error_message = "agentapi_download_url must be an http:// or https:// URL without a trailing slash."
+    condition     = can(regex(local.download_url_rule, var.agentapi_download_url)) && !endswith(var.agentapi_download_url, "/")
+    error_message = "agentapi_download_url must be an https:// URL (or file://, or http:// on 127.0.0.1, localhost or [::1] for a local mirror) without a trailing slash."
+  }
+}
+
+variable "agentapi_sha256" {
+  description = "SHA-256 of the AgentAPI release binary for agentapi_version, per architecture: { amd64 = \"<64 hex>\", arm64 = \"<64 hex>\" }. A download that does not match is deleted before it runs, and the start fails. Empty: the download is installed NOT verified, with a warning in the start log (the module pins no checksum; see the README)."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for arch, sum in var.agentapi_sha256 : contains(["amd64", "arm64"], arch) && can(regex("^[0-9A-Fa-f]{64}$", sum))])
+    error_message = "agentapi_sha256 must map \"amd64\" and/or \"arm64\" to a SHA-256 of 64 hexadecimal characters."
   }
 }
 
 variable "node_download_url" {
-  description = "Base URL of Node.js releases, used only when the workspace has no Node.js 18+ (or Bun) to run the module's scripts; the tarball is fetched from <base>/v<version>/ and checked against a pinned SHA-256."
+  description = "Base URL of Node.js releases, used only when the workspace has no Node.js 18.19+ (or Bun) to run the module's scripts; the tarball is fetched from <base>/v<version>/ and checked against a pinned SHA-256. Must be https:// (or file://, or http:// on 127.0.0.1, localhost or [::1])."
   type        = string
   default     = "https://nodejs.org/dist"
 
   validation {
-    condition     = can(regex("^https?://[^\\s]+[^/]$", var.node_download_url))
-    error_message = "node_download_url must be an http:// or https:// URL without a trailing slash."
+    condition     = can(regex(local.download_url_rule, var.node_download_url)) && !endswith(var.node_download_url, "/")
+    error_message = "node_download_url must be an https:// URL (or file://, or http:// on 127.0.0.1, localhost or [::1] for a local mirror) without a trailing slash."
   }
 }
 
 variable "install_node" {
-  description = "Install a pinned Node.js into the module folder when the workspace has neither Node.js 18+ nor Bun. When false, such a workspace fails to start Goose with a message naming what to install."
+  description = "Install a pinned Node.js into the module folder when the workspace has neither Node.js 18.19+ nor Bun. When false, such a workspace fails to start Goose with a message naming what to install."
   type        = bool
   default     = true
 }
@@ -300,5 +341,48 @@ variable "stop_sigterm_wait_seconds" {
   validation {
     condition     = var.stop_sigterm_wait_seconds >= 1 && var.stop_sigterm_wait_seconds <= 300
     error_message = "stop_sigterm_wait_seconds must be between 1 and 300."
+  }
+}
+
+variable "goose_mode" {
+  description = "Goose's permission mode for the module's Goose: \"auto\" runs every tool call without asking, \"smart_approve\" asks before the ones it judges sensitive, \"approve\" asks before each one, \"chat\" makes none. Goose asks in its terminal; answer in the CLI app (cli_app = true). See the README's Security section."
+  type        = string
+  default     = "auto"
+  nullable    = false
+
+  validation {
+    condition     = contains(["auto", "smart_approve", "approve", "chat"], var.goose_mode)
+    error_message = "goose_mode must be one of \"auto\", \"smart_approve\", \"approve\" or \"chat\" (Goose's GOOSE_MODE values)."
+  }
+}
+
+variable "agentapi_allowed_hosts" {
+  description = "More host names AgentAPI accepts in a request's Host header, beside the defaults: loopback, and the access URL's host (path-based app) or the app's own host (subdomain app). Add a workspace proxy's host name here. Names or IP addresses only, no scheme, port or pattern; IPv6 in brackets. \"*\" turns the check off, so that a web page that points its name at the workspace (DNS rebinding) can drive Goose: do not use it."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition = alltrue([for host in var.agentapi_allowed_hosts : (
+      host == "*" ||
+      can(regex("^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*$", host)) ||
+      can(regex("^\\[[0-9A-Fa-f:.]+\\]$", host))
+    )])
+    error_message = "Each agentapi_allowed_hosts entry must be a host name or IP address without scheme, port or wildcard pattern (AgentAPI matches names exactly; it ignores the port), an IPv6 address in brackets such as \"[fd00::1]\", or \"*\"."
+  }
+}
+
+variable "agentapi_allowed_origins" {
+  description = "More origins (scheme://host[:port]) whose web pages may call AgentAPI from a browser, beside the defaults: loopback on agentapi_port and the access URL's origin. Coder's app proxy replaces AgentAPI's CORS headers with its own, so this matters only for a browser that reaches the port directly. \"*\" lets any web page read the chat: do not use it."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition = alltrue([for origin in var.agentapi_allowed_origins : (
+      origin == "*" ||
+      can(regex("^https?://([A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?$", origin))
+    )])
+    error_message = "Each agentapi_allowed_origins entry must be an origin, http:// or https:// and a host with an optional port and nothing after it (for example \"https://coder.example.com\"), or \"*\"."
   }
 }

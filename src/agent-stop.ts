@@ -134,6 +134,8 @@ export interface StopOptions {
   turnCancelled: boolean;
   /** Saves the chat again after a cancel, before Goose leaves. */
   saveAgain: () => Promise<void>;
+  /** False when Enter could answer a tool approval instead of reaching the prompt (goose-mode.ts). */
+  typeExit: boolean;
 }
 
 /** Asks an idle Goose to exit by itself (AgentAPI then saves and exits); SIGTERM and SIGKILL only when that fails. */
@@ -143,7 +145,11 @@ export async function stopAgentapi(pid: number, port: number, t: StopTimeouts, o
 }
 
 async function endAgentapi(pid: number, port: number, t: StopTimeouts, opts: StopOptions): Promise<void> {
-  if ((await status(port)) === "stable") {
+  if (!opts.typeExit) {
+    log(
+      "goose_mode asks before tool calls, and /exit + Enter would answer a pending approval with Allow; sending SIGTERM",
+    );
+  } else if ((await status(port)) === "stable") {
     const problem = await exitByItself(pid, port, t, opts);
     if (problem === null) return log("Goose exited on /exit, and AgentAPI with it");
     log(`${problem}; sending SIGTERM`);

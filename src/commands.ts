@@ -1,3 +1,4 @@
+import type { GooseMode } from "./goose-mode.js";
 import { CONTINUATION_TEXT } from "./interrupted-turn.js";
 
 export type StartMode = "cold" | "warm";
@@ -48,15 +49,20 @@ export function buildAgentapiArgs(opts: {
  * Environment for AgentAPI and the Goose it starts. The AGENTAPI_* names are
  * the registry agentapi module's contract; the state ones are set only when
  * the binary passed the version gate, because older binaries silently ignore
- * them.
+ * them. AgentAPI splits its allow-lists on spaces when they come from the
+ * environment (cmd/server/server.go, coder/agentapi @ v0.12.2), and no entry
+ * holds one (access-lists.ts; variables.tf validates the additions).
  */
 export function buildLaunchEnv(
   base: NodeJS.ProcessEnv,
   opts: {
     chatBasePath: string;
     persistence: PersistenceFiles | null;
+    allowedHosts: string[];
+    allowedOrigins: string[];
     provider: string;
     model: string;
+    mode: GooseMode;
     pathPrefix: string[];
   },
 ): Record<string, string> {
@@ -65,7 +71,8 @@ export function buildLaunchEnv(
     if (value !== undefined && !key.startsWith("AGENTAPI_")) env[key] = value;
   }
   env.PATH = [...opts.pathPrefix, base.PATH ?? "/usr/local/bin:/usr/bin:/bin"].join(":");
-  env.AGENTAPI_ALLOWED_HOSTS = "*";
+  env.AGENTAPI_ALLOWED_HOSTS = opts.allowedHosts.join(" ");
+  env.AGENTAPI_ALLOWED_ORIGINS = opts.allowedOrigins.join(" ");
   if (opts.chatBasePath) env.AGENTAPI_CHAT_BASE_PATH = opts.chatBasePath;
   if (opts.persistence) {
     env.AGENTAPI_STATE_FILE = opts.persistence.stateFile;
@@ -75,11 +82,12 @@ export function buildLaunchEnv(
   }
   env.GOOSE_PROVIDER = opts.provider;
   env.GOOSE_MODEL = opts.model;
-  // An interactive Goose under AgentAPI's terminal must never stop to ask:
-  // approve modes ask before each tool call, the first run asks about
-  // telemetry, and the keyring needs a desktop session. These go to this
+  // An interactive Goose under AgentAPI's terminal must not stop to ask what
+  // nobody answers: the first run asks about telemetry, and the keyring needs
+  // a desktop session. The mode is the template's goose_mode (the approve
+  // modes ask in Goose's terminal before tool calls). These go to this
   // process alone, never into config.yaml, which the user's own `goose` reads.
-  env.GOOSE_MODE = "auto";
+  env.GOOSE_MODE = opts.mode;
   env.GOOSE_TELEMETRY_ENABLED = "false";
   env.GOOSE_DISABLE_KEYRING = "1";
   return env;

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
+import { GOOSE_MODES, type GooseMode } from "./goose-mode.js";
 import { FieldError, Fields } from "./json-fields.js";
 import { StepError } from "./log.js";
 
@@ -28,6 +29,8 @@ export interface AgentapiSettings {
   install: boolean;
   version: string;
   download_url: string;
+  /** agentapi_sha256: architecture (amd64, arm64) to the release binary's SHA-256; empty when not pinned. */
+  sha256: Record<string, string>;
   port: number;
   chat_base_path: string;
   persistence: boolean;
@@ -36,6 +39,10 @@ export interface AgentapiSettings {
 export interface GooseSettings {
   install: boolean;
   version: string;
+  download_url: string;
+  /** goose_sha256: architecture to the release tarball's SHA-256; empty when not pinned. */
+  sha256: Record<string, string>;
+  /** goose_installer_url; empty means the release tarball from download_url. */
   installer_url: string;
   provider: string;
   model: string;
@@ -44,9 +51,18 @@ export interface GooseSettings {
   session_name: string;
   continue: boolean;
   continue_interrupted_turn: boolean;
+  mode: GooseMode;
   app_slug: string;
   extensions: Record<string, Record<string, unknown>>;
   install_script: { pre: string; post: string };
+}
+
+/** Who may reach AgentAPI: the template's additions and what the defaults are built from (access-lists.ts). */
+export interface AccessSettings {
+  allowed_hosts: string[];
+  allowed_origins: string[];
+  access_url: string;
+  subdomain: boolean;
 }
 
 export interface StartConfig {
@@ -56,6 +72,7 @@ export interface StartConfig {
   paths: ModulePaths;
   agentapi: AgentapiSettings;
   agent: GooseSettings;
+  access: AccessSettings;
 }
 
 export interface StopConfig {
@@ -64,6 +81,7 @@ export interface StopConfig {
   task: { enabled: boolean; id: string; log_snapshot: boolean };
   /** The template's bounds for a running turn and for AgentAPI's exit after SIGTERM. */
   bounds: { turn_ms: number; term_ms: number };
+  goose_mode: GooseMode;
 }
 
 const ENV_NAME = "CODER_MODULE_SETTINGS";
@@ -95,6 +113,8 @@ function parseGoose(goose: Fields): GooseSettings {
   return {
     install: goose.boolean("install"),
     version: goose.string("version"),
+    download_url: goose.string("download_url"),
+    sha256: goose.stringMap("sha256"),
     installer_url: goose.string("installer_url"),
     provider: goose.string("provider"),
     model: goose.string("model"),
@@ -103,9 +123,19 @@ function parseGoose(goose: Fields): GooseSettings {
     session_name: goose.string("session_name"),
     continue: goose.boolean("continue"),
     continue_interrupted_turn: goose.boolean("continue_interrupted_turn"),
+    mode: goose.oneOf("mode", GOOSE_MODES),
     app_slug: goose.string("app_slug"),
     extensions: goose.objectMap("extensions"),
     install_script: { pre: scripts.string("pre"), post: scripts.string("post") },
+  };
+}
+
+function parseAccess(access: Fields): AccessSettings {
+  return {
+    allowed_hosts: access.stringList("allowed_hosts"),
+    allowed_origins: access.stringList("allowed_origins"),
+    access_url: access.string("access_url"),
+    subdomain: access.boolean("subdomain"),
   };
 }
 
@@ -134,11 +164,13 @@ export function parseStartConfig(document: unknown, home: string): StartConfig {
         install: agentapi.boolean("install"),
         version: agentapi.string("version"),
         download_url: agentapi.string("download_url"),
+        sha256: agentapi.stringMap("sha256"),
         port: layer.integer("port", 1, MAX_PORT),
         chat_base_path: layer.string("chat_base_path"),
         persistence: layer.boolean("persistence"),
       },
       agent: parseGoose(agent.object("goose")),
+      access: parseAccess(agent.object("access")),
     };
   });
 }
@@ -158,6 +190,7 @@ export function parseStopConfig(document: unknown, home: string): StopConfig {
         turn_ms: bounds.integer("turn_ms", 0, MAX_BOUND_MS),
         term_ms: bounds.integer("term_ms", 0, MAX_BOUND_MS),
       },
+      goose_mode: agent.oneOf("goose_mode", GOOSE_MODES),
     };
   });
 }

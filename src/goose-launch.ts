@@ -1,3 +1,4 @@
+import { decideAccess } from "./access-lists.js";
 import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, type PersistenceFiles } from "./commands.js";
 import type { StartConfig } from "./config.js";
 import { launchAgentapi } from "./launch.js";
@@ -37,11 +38,15 @@ export async function launchGoose(opts: {
   const persistence: PersistenceFiles | null = gate.enabled
     ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
     : null;
+  const access = decideAccess(config.access, { port, appSlug: goose.app_slug }, process.env);
   const launchEnv = buildLaunchEnv(process.env, {
     chatBasePath: config.agentapi.chat_base_path,
     persistence,
+    allowedHosts: access.hosts,
+    allowedOrigins: access.origins,
     provider: goose.provider,
     model: goose.model,
+    mode: goose.mode,
     pathPrefix: tools.pathPrefix,
   });
 
@@ -72,6 +77,7 @@ export async function launchGoose(opts: {
       startedAt,
       persistence: gate.enabled,
       stateBackup,
+      gooseMode: goose.mode,
       abort: opts.abort,
     }),
   );

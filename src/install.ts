@@ -1,52 +1,58 @@
-import { rename, rm } from "node:fs/promises";
+import { chmod, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import clean from "semver/functions/clean.js";
 import { replaceSymlink, writeFileAtomic } from "./atomic-write.js";
+import { checkSha256, expectedSha256, type Sha256Setting } from "./checksum.js";
 import { logTail, runToLog } from "./command-log.js";
-import { commandPath, helperEnv, run } from "./exec.js";
-import { log, StepError } from "./log.js";
+import { downloadFile } from "./download.js";
+import { commandPath, run } from "./exec.js";
+import { extractGoose } from "./goose-archive.js";
+import { log, StepError, warn } from "./log.js";
+import { minimalEnv } from "./minimal-env.js";
 import { mkdirPrivate } from "./private-dirs.js";
+import { agentapiAssetUrl, gooseAssetUrl, type ReleaseArch, requireReleaseArch } from "./release-assets.js";
 import { parseVersionOutput } from "./version-gate.js";
-
-export function agentapiAsset(arch: string): string {
-  const names: Record<string, string> = { x64: "amd64", arm64: "arm64" };
-  const name = names[arch];
-  if (!name)
-    throw new StepError(
-      `AgentAPI publishes no Linux build for the ${arch} architecture; install agentapi yourself and set install_agentapi = false.`,
-    );
-  return `agentapi-linux-${name}`;
-}
-
-export function agentapiDownloadUrl(base: string, version: string, arch: string): string {
-  return `${base.replace(/\/+$/, "")}/${version}/${agentapiAsset(arch)}`;
-}
 
 export async function installedVersion(binary: string, env?: NodeJS.ProcessEnv): Promise<string | null> {
   const out = await run(binary, ["--version"], { env, timeoutMs: 20_000 });
   return out.code === 0 ? parseVersionOutput(out.stdout) : null;
 }
 
-export async function download(url: string, dest: string, attempts = 4): Promise<void> {
-  let lastError = "";
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(120_000), redirect: "follow" });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      await writeFileAtomic(dest, Buffer.from(await response.arrayBuffer()), { mode: 0o755 });
-      return;
-    } catch (error) {
-      lastError = (error as Error).message;
-      if (attempt < attempts) {
-        log(`download of ${url} failed (${lastError}); retrying (${attempt}/${attempts - 1})`);
-        await delay(1000 * 2 ** (attempt - 1));
-      }
-    }
+/** What the start log says about an install: verified, NOT verified, or why nothing was downloaded. */
+export interface Installed {
+  bin: string;
+  download: string;
+}
+
+/**
+ * Downloads `url` to `dest` and checks its SHA-256 before anything runs or
+ * unpacks it: a mismatch deletes it and fails the start, an unpinned download
+ * is kept with a warning. Resolves to whether it was verified.
+ */
+async function fetchChecked(opts: {
+  what: string;
+  url: string;
+  dest: string;
+  sha256: Sha256Setting;
+  arch: ReleaseArch;
+  env: NodeJS.ProcessEnv;
+}): Promise<boolean> {
+  const expected = expectedSha256(opts.sha256, opts.arch);
+  log(`downloading ${opts.what} from ${opts.url}`);
+  const { sha256 } = await downloadFile(opts.url, opts.dest, opts.env);
+  let verdict: { verified: boolean; message: string };
+  try {
+    verdict = checkSha256({ ...opts, variable: opts.sha256.variable, expected, actual: sha256 });
+  } catch (error) {
+    await rm(opts.dest, { force: true });
+    throw error;
   }
-  throw new StepError(
-    `downloading ${url} failed ${attempts} times (last error: ${lastError}). Check the download URL variable and the workspace's network egress.`,
-  );
+  (verdict.verified ? log : warn)(verdict.message);
+  return verdict.verified;
+}
+
+function verifiedWord(verified: boolean): string {
+  return verified ? "verified" : "NOT verified";
 }
 
 /**
@@ -71,21 +77,29 @@ export async function ensureAgentapi(opts: {
   install: boolean;
   version: string;
   baseUrl: string;
+  sha256: Sha256Setting;
   binDir: string;
   pathValue: string;
-}): Promise<string> {
-  if (!opts.install) return linkAgentapiFromPath(opts.binDir, opts.pathValue);
+  env: NodeJS.ProcessEnv;
+}): Promise<Installed> {
+  if (!opts.install)
+    return {
+      bin: await linkAgentapiFromPath(opts.binDir, opts.pathValue),
+      download: "none (install_agentapi = false)",
+    };
   const target = path.join(opts.binDir, "agentapi");
   const wanted = clean(opts.version);
   if (wanted && (await installedVersion(target)) === wanted) {
     log(`agentapi ${wanted} already installed at ${target}`);
-    return target;
+    return { bin: target, download: "none (already installed)" };
   }
+  const arch = requireReleaseArch(process.arch, "AgentAPI", "install_agentapi");
   await mkdirPrivate(opts.binDir);
-  const url = agentapiDownloadUrl(opts.baseUrl, opts.version, process.arch);
-  log(`installing agentapi ${opts.version} from ${url}`);
+  const url = agentapiAssetUrl(opts.baseUrl, opts.version, arch);
   const fetched = `${target}.download`;
-  await download(url, fetched);
+  const what = `agentapi ${opts.version}`;
+  const verified = await fetchChecked({ what, url, dest: fetched, sha256: opts.sha256, arch, env: opts.env });
+  await chmod(fetched, 0o755);
   const got = await installedVersion(fetched);
   if (got === null) {
     await rm(fetched, { force: true });
@@ -95,32 +109,90 @@ export async function ensureAgentapi(opts: {
   }
   await rename(fetched, target);
   log(`agentapi ${got} installed at ${target}`);
-  return target;
+  return { bin: target, download: verifiedWord(verified) };
 }
 
-async function installerTool(tool: string, pathValue: string): Promise<string> {
+async function requiredTool(tool: string, pathValue: string, purpose: string): Promise<string> {
   const found = await commandPath(tool, pathValue);
   if (!found)
     throw new StepError(
-      `the Goose installer needs '${tool}', which is not installed. Add it to the workspace image, or install goose there and set install_goose = false.`,
+      `${purpose} needs '${tool}', which is not installed. Add it to the workspace image, or install goose there and set install_goose = false.`,
     );
   return found;
 }
 
-/**
- * Installs the pinned Goose with its stable installer (GOOSE_VERSION,
- * GOOSE_BIN_DIR, CONFIGURE=false) unless that version is already there.
- */
-export async function ensureGoose(opts: {
-  install: boolean;
+interface GooseInstall {
   version: string;
+  downloadUrl: string;
   installerUrl: string;
+  sha256: Sha256Setting;
+  /** Where the goose binary goes: ~/.local/bin, where Goose's own installer puts it. */
   binDir: string;
+  /** The module's private folder for the downloaded archive. */
+  workDir: string;
   pathValue: string;
   scriptsDir: string;
   logsDir: string;
   env: NodeJS.ProcessEnv;
-}): Promise<string> {
+}
+
+/** Goose from its release tarball, checked, then unpacked with tar into <binDir>/goose. */
+async function installGooseRelease(opts: GooseInstall): Promise<{ file: string; verified: boolean }> {
+  const tar = await requiredTool("tar", opts.pathValue, "unpacking Goose's release (.tar.bz2)");
+  await requiredTool("bzip2", opts.pathValue, "unpacking Goose's release (.tar.bz2)");
+  const arch = requireReleaseArch(process.arch, "Goose", "install_goose");
+  const url = gooseAssetUrl(opts.downloadUrl, opts.version, arch);
+  await mkdirPrivate(opts.workDir);
+  const archive = path.join(opts.workDir, "goose.tar.bz2.download");
+  const what = `goose ${opts.version}`;
+  const verified = await fetchChecked({ what, url, dest: archive, sha256: opts.sha256, arch, env: opts.env });
+  await mkdirPrivate(opts.binDir);
+  const file = path.join(opts.binDir, `.goose.${process.pid}.download`);
+  try {
+    await extractGoose({ tar, archive, dest: file, source: url, env: opts.env });
+  } finally {
+    await rm(archive, { force: true });
+  }
+  // open(2)'s mode went through the umask; goose is run by the user's other tools too.
+  await chmod(file, 0o755);
+  return { file, verified };
+}
+
+/**
+ * Goose with a goose_installer_url installer (GOOSE_VERSION, GOOSE_BIN_DIR,
+ * CONFIGURE=false). It downloads by itself, so nothing it installs can be
+ * verified; it runs with a minimal environment, without the agent's token.
+ */
+async function installGooseWithInstaller(opts: GooseInstall): Promise<void> {
+  const purpose = "goose_installer_url's installer";
+  const bash = await requiredTool("bash", opts.pathValue, purpose);
+  for (const tool of ["curl", "tar", "bzip2"]) await requiredTool(tool, opts.pathValue, purpose);
+  const installer = path.join(opts.scriptsDir, "goose-installer.sh");
+  log(`downloading the Goose installer from ${opts.installerUrl}`);
+  await downloadFile(opts.installerUrl, installer, opts.env);
+  warn(
+    `goose ${opts.version} is installed by ${opts.installerUrl}, which downloads Goose by itself: the download is NOT verified. Serve Goose's release tarball at goose_download_url instead, and set goose_sha256, to verify it.`,
+  );
+  await mkdirPrivate(opts.binDir);
+  const logFile = path.join(opts.logsDir, "install-goose.log");
+  await writeFileAtomic(logFile, "", { mode: 0o600 });
+  const code = await runToLog(bash, [installer], {
+    logFile,
+    cwd: opts.scriptsDir,
+    env: minimalEnv(opts.env, {
+      GOOSE_VERSION: `v${opts.version}`,
+      GOOSE_BIN_DIR: opts.binDir,
+      CONFIGURE: "false",
+    }),
+  });
+  if (code !== 0)
+    throw new StepError(
+      `the Goose installer failed (exit ${code}). Last lines of ${logFile}:\n${await logTail(logFile)}\nCheck goose_version and goose_installer_url.`,
+    );
+}
+
+/** Installs the pinned Goose unless that version is already there: its release tarball, or goose_installer_url's installer when set. */
+export async function ensureGoose(opts: GooseInstall & { install: boolean }): Promise<Installed> {
   const searchPath = `${opts.binDir}:${opts.pathValue}`;
   const existing = await commandPath("goose", searchPath);
   if (!opts.install) {
@@ -129,40 +201,32 @@ export async function ensureGoose(opts: {
         "goose is not on PATH and install_goose is false. Install the Goose CLI (1.20 or newer) in the workspace image, or set install_goose = true.",
       );
     }
-    return existing;
+    return { bin: existing, download: "none (install_goose = false)" };
   }
-  const wanted = clean(opts.version);
+  const wanted = clean(opts.version) ?? opts.version;
   if (existing && (await installedVersion(existing, opts.env)) === wanted) {
     log(`goose ${wanted} already installed at ${existing}`);
-    return existing;
+    return { bin: existing, download: "none (already installed)" };
   }
-  const bash = await installerTool("bash", opts.pathValue);
-  for (const tool of ["curl", "tar", "bzip2"]) await installerTool(tool, opts.pathValue);
-  const installer = path.join(opts.scriptsDir, "goose-installer.sh");
-  log(`installing goose ${opts.version} with ${opts.installerUrl}`);
-  await download(opts.installerUrl, installer);
-  await mkdirPrivate(opts.binDir);
-  const logFile = path.join(opts.logsDir, "install-goose.log");
-  await writeFileAtomic(logFile, "", { mode: 0o600 });
-  // The installer is the module's helper, not the user's script: no BASH_ENV.
-  const code = await runToLog(bash, [installer], {
-    logFile,
-    cwd: opts.scriptsDir,
-    env: helperEnv({
-      ...opts.env,
-      GOOSE_VERSION: `v${wanted ?? opts.version}`,
-      GOOSE_BIN_DIR: opts.binDir,
-      CONFIGURE: "false",
-    }),
-  });
   const installed = path.join(opts.binDir, "goose");
-  const got = code === 0 ? await installedVersion(installed, opts.env) : null;
+  let candidate = installed;
+  let download = "NOT verified (goose_installer_url)";
+  if (opts.installerUrl === "") {
+    const release = await installGooseRelease({ ...opts, version: wanted });
+    candidate = release.file;
+    download = verifiedWord(release.verified);
+  } else {
+    await installGooseWithInstaller({ ...opts, version: wanted });
+  }
+  const got = await installedVersion(candidate, opts.env);
   if (got === null) {
+    if (candidate !== installed) await rm(candidate, { force: true });
     throw new StepError(
-      `the Goose installer failed (exit ${code}). Last lines of ${logFile}:\n${await logTail(logFile)}\nCheck goose_version and goose_installer_url.`,
+      `the installed goose does not run (goose --version failed). Check goose_version and ${opts.installerUrl === "" ? "goose_download_url" : "goose_installer_url"}.`,
     );
   }
+  if (candidate !== installed) await rename(candidate, installed);
   if (got !== wanted) log(`goose reports version ${got}, not the requested ${wanted}; continuing with it`);
   log(`goose ${got} installed at ${installed}`);
-  return installed;
+  return { bin: installed, download };
 }

@@ -68,6 +68,20 @@ export class Fields {
       : this.fail(key, `a whole number from ${min} to ${max}`);
   }
 
+  /** A list of strings. */
+  stringList(key: string): string[] {
+    const value = this.value[key];
+    return Array.isArray(value) && value.every((item) => typeof item === "string")
+      ? [...value]
+      : this.fail(key, "a list of strings");
+  }
+
+  /** One of a fixed set of strings. */
+  oneOf<T extends string>(key: string, allowed: readonly T[]): T {
+    const value = this.value[key];
+    return allowed.includes(value as T) ? (value as T) : this.fail(key, `one of ${allowed.join(", ")}`);
+  }
+
   /** An absolute path, or `fallback` when there is one and the field is the empty string. */
   path(key: string, fallback?: string): string {
     const value = this.string(key);
@@ -85,6 +99,19 @@ export class Fields {
     for (const [name, entry] of Object.entries(value)) {
       if (!isObject(entry))
         throw new FieldError(`${this.name(key)}.${name} must be an object, but it is ${describe(entry)}`);
+      map[name] = entry;
+    }
+    return map;
+  }
+
+  /** A map from names to strings, such as an architecture's checksum. */
+  stringMap(key: string): Record<string, string> {
+    const value = this.value[key];
+    if (!isObject(value)) return this.fail(key, "an object");
+    const map: Record<string, string> = Object.create(null);
+    for (const [name, entry] of Object.entries(value)) {
+      if (typeof entry !== "string")
+        throw new FieldError(`${this.name(key)}.${name} must be a string, but it is ${describe(entry)}`);
       map[name] = entry;
     }
     return map;

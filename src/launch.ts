@@ -4,6 +4,7 @@ import { AGENTAPI_SHUTDOWN_MS, STEP_TIMEOUTS, stopAgentapi } from "./agent-stop.
 import { type AgentStatus, getStatus, pollStatus } from "./agentapi-status.js";
 import { logTail, openLog } from "./command-log.js";
 import type { ModulePaths } from "./config.js";
+import { type GooseMode, mayTypeExit } from "./goose-mode.js";
 import { log, StepError, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
 import { describePortHolder, listensOn } from "./port-owner.js";
@@ -76,7 +77,7 @@ function waitForOwnServer(pid: number, port: number, exited: () => string | unde
 async function withdraw(
   pid: number,
   port: number,
-  state: { stateFile: string; backupFile: string | null; persistence: boolean; pidFile: string },
+  state: { stateFile: string; backupFile: string | null; persistence: boolean; pidFile: string; typeExit: boolean },
 ): Promise<void> {
   // It has run no turn yet that could be worth waiting for.
   const bounds = { ...STEP_TIMEOUTS, turn_ms: 0, term_ms: AGENTAPI_SHUTDOWN_MS };
@@ -84,6 +85,7 @@ async function withdraw(
     pidFile: state.pidFile,
     turnCancelled: false,
     saveAgain: async () => undefined,
+    typeExit: state.typeExit,
   });
   await restoreOverwrittenChat(state);
 }
@@ -157,6 +159,7 @@ export async function launchAgentapi(opts: {
   startedAt: number;
   persistence: boolean;
   stateBackup: string | null;
+  gooseMode: GooseMode;
   abort?: () => string | undefined;
 }): Promise<boolean> {
   const { port, paths } = opts;
@@ -165,6 +168,7 @@ export async function launchAgentapi(opts: {
     backupFile: opts.stateBackup,
     persistence: opts.persistence,
     pidFile: paths.pidFile,
+    typeExit: mayTypeExit(opts.gooseMode),
   };
   const abortedEarly = opts.abort?.();
   if (abortedEarly) {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { findAgentapiToStop, STEP_TIMEOUTS, settleTurn, stopAgentapi } from "./agent-stop.js";
 import { homeDir, parseStopConfig, readSettingsDocument } from "./config.js";
+import { mayTypeExit } from "./goose-mode.js";
 import { readStopTarget } from "./launch-record.js";
 import { log, phase, reportFatal } from "./log.js";
 import { saveBeforeStop } from "./state-save.js";
@@ -37,6 +38,7 @@ async function main(): Promise<number> {
         pidFile,
         turnCancelled: turn?.cancelled ?? false,
         saveAgain: () => save("after a cancel", t.save_ms / 2),
+        typeExit: mayTypeExit(config.goose_mode),
       });
   });
   const lost = await phase("verify", () =>

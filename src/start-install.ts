@@ -21,25 +21,32 @@ export async function installAndConfigure(
   const scriptOpts = { scriptsDir: paths.scripts, logsDir: paths.logs, cwd: config.folder, env: scriptEnv, shell };
 
   await phase("pre-install", () => runUserScript("pre_install", goose.install_script.pre, scriptOpts));
-  const installed = await phase("install", async () => ({
-    agentapi: await ensureAgentapi({
+  const installed = await phase("install", async () => {
+    const agentapi = await ensureAgentapi({
       install: config.agentapi.install,
       version: config.agentapi.version,
       baseUrl: config.agentapi.download_url,
+      sha256: { variable: "agentapi_sha256", pins: config.agentapi.sha256 },
       binDir: paths.bin,
       pathValue: basePath,
-    }),
-    gooseBin: await ensureGoose({
+      env: process.env,
+    });
+    const gooseInstall = await ensureGoose({
       install: goose.install,
       version: goose.version,
+      downloadUrl: goose.download_url,
       installerUrl: goose.installer_url,
+      sha256: { variable: "goose_sha256", pins: goose.sha256 },
       binDir: localBin,
+      workDir: paths.bin,
       pathValue: scriptEnv.PATH,
       scriptsDir: paths.scripts,
       logsDir: paths.logs,
       env: scriptEnv,
-    }),
-  }));
+    });
+    log(`downloads: agentapi ${agentapi.download}; goose ${gooseInstall.download}`);
+    return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin };
+  });
   await phase("configure", async () => {
     const outcome = await configureGoose(goose, { port: config.agentapi.port, env: process.env, home });
     log(`goose config: ${describeOutcome(outcome.config)}; hints: ${describeOutcome(outcome.hints)}`);

@@ -92,3 +92,21 @@ require_go_for() {
       "download with GOTOOLCHAIN=auto, then rerun tools/setup.sh."
   fi
 }
+
+# node_engines_minimum: the oldest Node.js package.json's "engines" allows, as X.Y.Z
+# (">=18.19" gives 18.19.0).
+node_engines_minimum() {
+  local v
+  v="$(sed -n 's/^[[:space:]]*"node":[[:space:]]*">=\([0-9.]*\)".*/\1/p' "$REPO_ROOT/package.json" | head -n1)"
+  [[ -n "$v" ]] || die "package.json has no \"engines\": { \"node\": \">=X.Y\" }"
+  while [[ "$v" != *.*.* ]]; do v+=.0; done
+  printf '%s' "$v"
+}
+
+# wrapper_node_version: the Node.js version the coder_script wrapper installs (its one source).
+wrapper_node_version() {
+  local v
+  v="$(sed -n 's/^NODE_VERSION="\([0-9.]*\)"$/\1/p' "$REPO_ROOT/modules/agentapi/templates/run.sh.tftpl")"
+  [[ -n "$v" ]] || die "modules/agentapi/templates/run.sh.tftpl has no NODE_VERSION=\"X.Y.Z\" line"
+  printf '%s' "$v"
+}

@@ -24,7 +24,7 @@ shell_scripts() {
 # workspace receives it, whatever variables the template takes.
 render_wrappers() {
   local dir="$1"
-  if ! { "$TF" init -backend=false -input=false -no-color &&
+  if ! { "$TF" init -upgrade -backend=false -input=false -no-color &&
     "$TF" plan -input=false -lock=false -no-color -out="$dir/plan" \
       -var agent_id=lint -var goose_provider=anthropic -var goose_model=claude-sonnet-4-5; } >"$dir/plan.log" 2>&1; then
     cat "$dir/plan.log" >&2

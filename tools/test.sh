@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: setup, type check, lint gates, reproducible build, Terraform
-# checks, unit tests, the Goose double's self-test, and integration tests against
-# real AgentAPI binaries.
+# Runs every test: setup, then on the primary combination (the machine's Node.js,
+# the primary Terraform CLI, the newest coder provider, the default AgentAPI) the type
+# check, lint gates, reproducible build, Terraform checks, unit tests, the Goose
+# double's self-test and the integration tests against real AgentAPI binaries; then
+# the compatibility matrix's other cells (tools/matrix.sh), and the matrix as a table.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"
@@ -11,6 +13,8 @@ bash tools/setup.sh
 . .tools/env.sh
 # shellcheck source=tools/lint.sh
 . tools/lint.sh
+# shellcheck source=tools/matrix.sh
+. tools/matrix.sh
 
 failed=()
 step() {
@@ -42,29 +46,27 @@ check_build_reproducible() {
   return "$status"
 }
 
-tf_validate() {
-  local dir="$1"
-  (cd "$dir" && "$TF" init -backend=false -input=false -no-color >/dev/null && "$TF" validate -no-color)
-}
-
 step "typecheck" npx tsc -p .
 step "lint: biome" lint_ts
 step "lint: shellcheck" lint_shell
 step "lint: tflint" lint_terraform
 step "build is reproducible" check_build_reproducible
 step "terraform fmt" "$TF" fmt -check -recursive -diff
-step "terraform validate (root)" tf_validate .
-step "terraform validate (modules/agentapi)" tf_validate modules/agentapi
-step "terraform validate (examples/task-template)" tf_validate examples/task-template
-step "terraform validate (examples/workspace-template)" tf_validate examples/workspace-template
+for dir in "${TF_DIRS[@]}"; do
+  step "terraform validate ($dir)" tf_validate "$TF" "$dir" "$CODER_PROVIDER_VERSION"
+done
 step "terraform test (root)" "$TF" test -no-color -test-directory=test/terraform
 step "terraform test (modules/agentapi)" "$TF" -chdir=modules/agentapi test -no-color
 step "unit tests" npx vitest run --project unit
 step "goose double self-test" env AGENTAPI_BIN="$AGENTAPI_BIN_NEW" bash test/goose-double/selftest.sh
 step "integration tests" npx vitest run --project integration
 
+if ((${#failed[@]})); then primary="FAILED: ${failed[*]}"; else primary=passed; fi
+run_matrix "$primary"
+print_matrix
+
 if ((${#failed[@]})); then
   echo "FAILED: ${failed[*]}"
   exit 1
 fi
-echo "all test steps passed"
+echo "all test steps and matrix cells passed"

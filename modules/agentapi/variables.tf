@@ -88,7 +88,7 @@ variable "pid_file_path" {
 }
 
 variable "install_node" {
-  description = "Install a pinned Node.js into module_folder when the workspace has neither Node.js 18+ nor Bun to run the scripts."
+  description = "Install a pinned Node.js into module_folder when the workspace has neither Node.js 18.19+ nor Bun to run the scripts."
   type        = bool
 }
 

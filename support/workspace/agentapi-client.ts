@@ -1,6 +1,7 @@
 // Talks to AgentAPI the way the Coder dashboard does: GET /status and
 // /messages, POST /message.
 import { readFile } from "node:fs/promises";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tail } from "../../src/command-log.js";
 import { waitFor } from "./exec.js";
 
@@ -9,6 +10,12 @@ export interface ChatMessage {
   content: string;
   role: string;
   time?: string;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
 }
 
 /** AgentAPI silent this long while a wait is on: it went away, and waiting longer cannot help. */
@@ -52,6 +59,37 @@ export class AgentApiClient {
       signal: AbortSignal.timeout(this.timeoutMs),
     });
     if (!response.ok) throw new Error(`POST /message answered ${response.status}: ${await response.text()}`);
+  }
+
+  /**
+   * One request with the headers a proxy or a browser would send, Host
+   * included (fetch() will not set Host), over a connection to 127.0.0.1.
+   */
+  raw(route: string, opts: { method?: string; headers: Record<string, string>; body?: string }): Promise<RawResponse> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: "127.0.0.1",
+          port: this.port,
+          path: route,
+          method: opts.method ?? "GET",
+          headers: opts.headers,
+          timeout: this.timeoutMs,
+        },
+        (response) => {
+          let body = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk: string) => {
+            body += chunk;
+          });
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+          response.on("error", reject);
+        },
+      );
+      req.on("timeout", () => req.destroy(new Error(`${opts.method ?? "GET"} ${route} got no answer`)));
+      req.on("error", reject);
+      req.end(opts.body);
+    });
   }
 
   /** Polls until `check` holds, given the status; fails early, quoting AgentAPI's log, once AgentAPI stops answering. */

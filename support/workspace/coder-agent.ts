@@ -3,27 +3,34 @@
 // variables that name the deployment and the workspace.
 import { type RunResult, run } from "./exec.js";
 
-/** The environment every script gets: HOME, the user, a PATH with `pathDirs` first. */
+/** The environment every script gets: HOME, the user, and `pathDirs` as PATH. */
 export function baseScriptEnv(home: string, pathDirs: string[]): Record<string, string> {
   const user = process.env.USER ?? "coder";
   return {
     HOME: home,
     USER: user,
     LOGNAME: process.env.LOGNAME ?? user,
-    PATH: [...pathDirs, "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
+    PATH: pathDirs.join(":"),
     LANG: "C.UTF-8",
   };
 }
 
-/** What the agent adds for its scripts: where the deployment is, its token, and names. */
+/**
+ * What the agent adds for its scripts: where the deployment is, its token, and
+ * names. With a wildcard app host ("*.apps.example.com"), also VSCODE_PROXY_URI
+ * as coderd builds it (vscodeProxyURI in coderd/agentapi/manifest.go, with
+ * SubdomainAppHost in coderd/workspaceapps/appurl/appurl.go for the port) and
+ * the agent passes it on (updateCommandEnv in agent/agent.go).
+ */
 export function coderAgentEnv(opts: {
   url: string;
   token: string;
   workspaceName: string;
   owner: string;
   agentName: string;
+  appHost?: string;
 }): Record<string, string> {
-  return {
+  const env: Record<string, string> = {
     CODER: "true",
     CODER_AGENT_URL: opts.url,
     CODER_AGENT_TOKEN: opts.token,
@@ -31,6 +38,13 @@ export function coderAgentEnv(opts: {
     CODER_WORKSPACE_OWNER_NAME: opts.owner,
     CODER_WORKSPACE_AGENT_NAME: opts.agentName,
   };
+  if (opts.appHost) {
+    const access = new URL(opts.url);
+    const appHost = access.port && !/:\d+$/.test(opts.appHost) ? `${opts.appHost}:${access.port}` : opts.appHost;
+    const app = `{{port}}--${opts.agentName}--${opts.workspaceName}--${opts.owner}`;
+    env.VSCODE_PROXY_URI = `${access.protocol}//${appHost.replace("*", app)}`;
+  }
+  return env;
 }
 
 export function runCoderScript(

@@ -91,3 +91,9 @@ export async function gooseReplies(db: string): Promise<number> {
   const [row] = await queryGooseDb(db, "SELECT COUNT(*) AS n FROM messages WHERE role = 'assistant'");
   return Number(row?.n ?? 0);
 }
+
+/** Each session's name and the permission mode Goose stored for it (sessions.goose_mode, schema v8 and later). */
+export async function gooseSessionModes(db: string): Promise<Array<{ name: string; mode: string }>> {
+  const rows = await queryGooseDb(db, "SELECT name, goose_mode FROM sessions ORDER BY created_at");
+  return rows.map((r) => ({ name: String(r.name), mode: String(r.goose_mode) }));
+}

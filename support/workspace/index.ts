@@ -4,14 +4,17 @@
 // deployment, and look at Goose's database and the workspace's processes.
 
 export { childPids, isRunning, readCmdline } from "../../src/processes.js";
-export type { ChatMessage } from "./agentapi-client.js";
+export type { ChatMessage, RawResponse } from "./agentapi-client.js";
 export { coderAgentEnv } from "./coder-agent.js";
 export { CoderEndpoint, type EndpointAnswer, type RecordedRequest, type SnapshotPost } from "./coder-endpoint.js";
+export { EgressProxy } from "./egress-proxy.js";
 export { type RunResult, run, waitFor } from "./exec.js";
 export { type GooseUnderTest, gooseUnderTest, linkGoose } from "./goose.js";
-export { type GooseMessage, gooseMessages } from "./goose-db.js";
+export { type GooseMessage, gooseMessages, gooseSessionModes } from "./goose-db.js";
 export { freePort } from "./ports.js";
 export { killProcessesWithEnv, processesWithEnv, processState, umaskOf } from "./processes.js";
+export { type Certificate, gooseTarball, ReleaseMirror, sha256, throwawayCertificate } from "./release-mirror.js";
 export { type Rendered, renderExample, renderModule, resourceValues } from "./render.js";
 export { GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
+export { machineRuntime, pathOffering, type ScriptRuntime, scriptRuntime } from "./runtime.js";
 export { Workspace } from "./workspace.js";

@@ -89,6 +89,11 @@ async function apply(
   return { resources: appliedResources(state.values?.root_module), outputs, warnings };
 }
 
+/** A terraform block that pins the coder provider to exactly tools.coderProviderVersion. */
+function coderProviderPin() {
+  return { required_providers: { coder: { source: "coder/coder", version: tools.coderProviderVersion } } };
+}
+
 let fixtureDir: string | null = null;
 
 /**
@@ -102,7 +107,7 @@ export async function renderModule(
 ): Promise<Rendered> {
   fixtureDir ??= await scratchDir("tf");
   const config = {
-    terraform: { required_providers: { coder: { source: "coder/coder" } } },
+    terraform: coderProviderPin(),
     module: { goose: { source: repoRoot, ...vars } },
     output: {
       task_app_id: { value: "${module.goose.task_app_id}" },
@@ -118,7 +123,9 @@ const MODULE_SOURCE_LINE = /^(\s*source\s*=\s*)"\.\.\/\.\."\s*$/m;
 /**
  * Applies examples/<name> as a template author would, from a copy in `dir`
  * so that init writes nothing (lock file, .terraform) into examples/. Only
- * the module source changes: "../.." becomes the path to this repository.
+ * the module source changes: "../.." becomes the path to this repository;
+ * and an override file narrows the template's provider constraint to the
+ * pinned version (Terraform merges required_providers from *_override files).
  */
 export async function renderExample(
   name: string,
@@ -134,5 +141,6 @@ export async function renderExample(
     path.join(dir, "main.tf"),
     template.replace(MODULE_SOURCE_LINE, `$1"${path.relative(dir, repoRoot)}"`),
   );
+  await writeFile(path.join(dir, "coder_provider_override.tf.json"), JSON.stringify({ terraform: coderProviderPin() }));
   return withScripts(await apply(dir, coderEnv, vars));
 }

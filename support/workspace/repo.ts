@@ -45,10 +45,18 @@ export const tools = {
   get agentapiNewVersion() {
     return required("AGENTAPI_VERSION_NEW");
   },
+  /** The AgentAPI a matrix cell runs (WORKSPACE_AGENTAPI), else the module's default. */
+  get agentapiUnderTest() {
+    return process.env.WORKSPACE_AGENTAPI || required("AGENTAPI_BIN_NEW");
+  },
   get agentapiOld() {
     return required("AGENTAPI_BIN_OLD");
   },
   get agentapiOldVersion() {
     return required("AGENTAPI_VERSION_OLD");
+  },
+  /** The coder provider release every render pins (the newest, unless a matrix cell sets another). */
+  get coderProviderVersion() {
+    return required("CODER_PROVIDER_VERSION");
   },
 };

@@ -13,6 +13,7 @@ import { gooseDeliveries, gooseReplies } from "./goose-db.js";
 import { freePort } from "./ports.js";
 import { killProcessesWithEnv, processesWithEnv } from "./processes.js";
 import { scratchDir, tools } from "./repo.js";
+import { type ScriptRuntime, scriptRuntime } from "./runtime.js";
 
 export interface WorkspaceOptions {
   /** The HOME to use (made if missing); default a fresh .tmp/home-*. */
@@ -24,8 +25,10 @@ export interface WorkspaceOptions {
    * default). false leaves the provider to the environment the caller sets.
    */
   modelStub?: boolean;
-  /** The AgentAPI binary scripts find on PATH (default AGENTAPI_BIN_NEW). */
+  /** The AgentAPI binary scripts find on PATH (default tools.agentapiUnderTest: WORKSPACE_AGENTAPI, else AGENTAPI_BIN_NEW). */
   agentapi?: string;
+  /** The JavaScript runtime the scripts find on PATH (default: scriptRuntime(), from WORKSPACE_RUNTIME). */
+  runtime?: ScriptRuntime;
   /** The bound for each wait on the agent (default 60 s). */
   agentTimeoutMs?: number;
 }
@@ -41,6 +44,7 @@ export class Workspace {
     readonly home: string,
     readonly port: number,
     readonly goose: GooseUnderTest,
+    readonly runtime: ScriptRuntime,
     private readonly agentapiBinary: string,
     /** The model stub a real Goose talks to; null with the double, or with the provider left to the caller. */
     private stub: ModelStub | null,
@@ -66,7 +70,8 @@ export class Workspace {
       home,
       await freePort(),
       goose,
-      opts.agentapi ?? tools.agentapiNew,
+      opts.runtime ?? (await scriptRuntime()),
+      opts.agentapi ?? tools.agentapiUnderTest,
       stub,
       opts.agentTimeoutMs ?? 60_000,
     );
@@ -83,7 +88,7 @@ export class Workspace {
 
   /**
    * The environment a Coder agent gives its scripts: AgentAPI and the Goose
-   * under test on PATH; the double's event log, or the model stub's
+   * under test on PATH, then the runtime's folders; the double's event log, or the model stub's
    * OPENAI_HOST and OPENAI_API_KEY. setEnv() values come last.
    */
   env(agentapiBinary = this.agentapiBinary): NodeJS.ProcessEnv {
@@ -93,7 +98,7 @@ export class Workspace {
         : {}
       : { GOOSE_DOUBLE_EVENT_LOG: this.eventLog };
     return {
-      ...baseScriptEnv(this.home, [this.goose.pathDir, path.dirname(agentapiBinary)]),
+      ...baseScriptEnv(this.home, [this.goose.pathDir, path.dirname(agentapiBinary), ...this.runtime.pathDirs]),
       ...goose,
       ...this.extraEnv,
     };

@@ -9,7 +9,19 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseStartConfig, parseStopConfig } from "../../src/config.js";
-import { freePort, type Rendered, renderModule, repoRoot, run, scratchDir } from "../../support/workspace/index.js";
+import {
+  EgressProxy,
+  freePort,
+  machineRuntime,
+  pathOffering,
+  ReleaseMirror,
+  type Rendered,
+  renderModule,
+  repoRoot,
+  run,
+  scratchDir,
+  Workspace,
+} from "../../support/workspace/index.js";
 
 const base = { agent_id: "agent-1", goose_provider: "anthropic", goose_model: "claude-sonnet-4-5" };
 
@@ -26,9 +38,9 @@ function keyPaths(value: unknown, prefix = ""): string[] {
   return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...keyPaths(child, `${prefix}${key}.`)]);
 }
 
-/** `value` wrapped so that every key read, at any depth, is recorded in `read`. */
+/** `value` wrapped so that every key read, at any depth, is recorded in `read`; lists are values, as in keyPaths. */
 function recording(value: unknown, read: Set<string>, prefix = ""): unknown {
-  if (typeof value !== "object" || value === null) return value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   return new Proxy(value, {
     get(target, key, receiver) {
       const child = Reflect.get(target, key, receiver);
@@ -108,13 +120,15 @@ describe("built bundles", () => {
 
 describe("runtime bootstrap", () => {
   let server: Server | undefined;
+  const stubs: Array<{ close(): Promise<void> }> = [];
   afterEach(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     server = undefined;
+    for (const stub of stubs.splice(0)) await stub.close();
   });
 
-  /** A PATH with the shell tools a slim image has, but no node and no bun. */
-  async function pathWithoutNode(): Promise<string> {
+  /** A PATH with the shell tools a slim image has, and `fetcher` to download with, but no node and no bun. */
+  async function pathWithoutNode(fetcher: "curl" | "wget" = "curl"): Promise<string> {
     const bin = path.join(await scratchDir("bin"), "bin");
     await mkdir(bin);
     for (const tool of [
@@ -128,7 +142,7 @@ describe("runtime bootstrap", () => {
       "uname",
       "tar",
       "xz",
-      "curl",
+      fetcher,
       "sha256sum",
       "cut",
       "printf",
@@ -145,15 +159,6 @@ describe("runtime bootstrap", () => {
     }
     return bin;
   }
-
-  it("with install_node = false, names exactly what to install", async () => {
-    const rendered = await renderModule({ ...base, install_node: false });
-    const home = await scratchDir("home");
-    const result = await run("/bin/sh", ["-c", rendered.start], { env: { HOME: home, PATH: await pathWithoutNode() } });
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain("needs Node.js 18 or newer (or Bun)");
-    expect(result.stderr).toContain("install_node");
-  });
 
   it("refuses a Node.js download whose checksum does not match, and installs nothing", async () => {
     const port = await freePort();
@@ -175,5 +180,105 @@ describe("runtime bootstrap", () => {
     const moduleDir = path.join(home, ".coder-modules", "coder", "goose");
     // Neither node/ nor the mktemp staging folder (node.partial.*) is left behind.
     expect((await readdir(moduleDir)).filter((name) => name.startsWith("node"))).toEqual([]);
+  });
+
+  // curl reads http_proxy only in lower case and wget every proxy variable;
+  // the wrapper passes on the upper-case ones, so both go through a proxy set
+  // as HTTP_PROXY, and around it for a host NO_PROXY names.
+  it.each(["curl", "wget"] as const)(
+    "downloads Node.js with %s through HTTP_PROXY, and around it for NO_PROXY",
+    async (fetcher) => {
+      const mirror = await ReleaseMirror.start();
+      const proxy = await EgressProxy.start();
+      stubs.push(mirror, proxy);
+      const platform = process.arch === "arm64" ? "linux-arm64" : "linux-x64";
+      const route = `/mirror/node/v22.12.0/node-v22.12.0-${platform}.tar.xz`;
+      mirror.serve(route, "not node");
+      const rendered = await renderModule({ ...base, node_download_url: `${mirror.url}/mirror/node` });
+      const env = { PATH: await pathWithoutNode(fetcher), HTTP_PROXY: proxy.url };
+
+      const proxied = await run("/bin/sh", ["-c", rendered.start], { env: { ...env, HOME: await scratchDir("home") } });
+      expect(proxied.stderr).toMatch(/SHA-256 .* expected/);
+      expect(proxy.seen).toEqual([`GET ${mirror.url}${route}`]);
+      expect(mirror.requests).toEqual([route]);
+
+      const direct = await run("/bin/sh", ["-c", rendered.start], {
+        env: { ...env, NO_PROXY: "127.0.0.1", HOME: await scratchDir("home") },
+      });
+      expect(direct.stderr).toMatch(/SHA-256 .* expected/);
+      expect(proxy.seen).toHaveLength(1);
+      expect(mirror.requests).toEqual([route, route]);
+    },
+  );
+});
+
+/** A runtime binary tools/setup.sh installed (.tools/env.sh), named by its variable. */
+function installed(name: string): string {
+  const binary = process.env[name];
+  if (!binary)
+    throw new Error(
+      `${name} is not set: ${process.env[name.replace(/_BIN$/, "_SKIP")] || "run tools/setup.sh and source .tools/env.sh"}`,
+    );
+  return binary;
+}
+
+describe("runtime selection: the wrapper runs the scripts with the first usable runtime", () => {
+  let rendered: Rendered;
+  const workspaces: Workspace[] = [];
+  beforeAll(async () => {
+    rendered = await renderModule({ ...base, install_node: false });
+  });
+  afterEach(async () => {
+    for (const ws of workspaces.splice(0)) {
+      await ws.cleanup();
+      await rm(ws.home, { recursive: true, force: true });
+    }
+  });
+
+  /** A workspace whose PATH ends with `pathDirs`; the test says which runtime the wrapper must pick. */
+  async function offering(pathDirs: string[]): Promise<Workspace> {
+    const ws = await Workspace.create({ runtime: { binary: null, pathDirs } });
+    workspaces.push(ws);
+    return ws;
+  }
+
+  /** The stop script, which needs no AgentAPI to finish, ran to its end with `binary`. */
+  async function expectStopRunsWith(ws: Workspace, binary: string): Promise<void> {
+    const result = await ws.runScript(rendered.stop);
+    expect(result.code, `${result.stdout}${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain(`running the stop script with ${binary}\n`);
+    expect(result.stdout).toMatch(/stop finished in \d+ ms/);
+  }
+
+  it("the Node.js the module installed comes first, even with another Node.js on PATH", async () => {
+    const ws = await offering(machineRuntime().pathDirs);
+    const moduleNode = path.join(ws.moduleDir, "node", "bin", "node");
+    await mkdir(path.dirname(moduleNode), { recursive: true });
+    await symlink(installed("NODE_WRAPPER_BIN"), moduleNode);
+    await expectStopRunsWith(ws, moduleNode);
+  });
+
+  it("a Node.js on PATH older than 18.19 is passed over, for Bun when there is one", async () => {
+    const tooOld = installed("NODE_TOO_OLD_BIN");
+    const bun = installed("BUN_BIN");
+    await expectStopRunsWith(await offering(await pathOffering([tooOld, bun])), bun);
+
+    const alone = await (await offering(await pathOffering([tooOld]))).runScript(rendered.stop);
+    expect(alone.code).not.toBe(0);
+    expect(alone.stdout).not.toContain("running the stop script");
+    expect(alone.stderr).toContain("needs Node.js 18.19 or newer (or Bun)");
+  });
+
+  it("Bun alone runs the scripts", async () => {
+    const bun = installed("BUN_BIN");
+    await expectStopRunsWith(await offering(await pathOffering([bun])), bun);
+  });
+
+  it("no runtime at all, with install_node = false: the start fails naming exactly what to install", async () => {
+    const result = await (await offering(await pathOffering([]))).runScript(rendered.start);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).not.toContain("running the start script");
+    expect(result.stderr).toContain("needs Node.js 18.19 or newer (or Bun) on PATH");
+    expect(result.stderr).toContain("set install_node = true");
   });
 });

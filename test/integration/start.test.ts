@@ -4,20 +4,22 @@
 // how often the task prompt reaches Goose in Goose's own database.
 
 import { spawn } from "node:child_process";
-import { createReadStream } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { createServer, request, type Server } from "node:http";
+import { request } from "node:http";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  freePort,
   type GooseMessage,
   gooseMessages,
+  gooseTarball,
   gooseUnderTest,
+  ReleaseMirror,
   type Rendered,
   type RunResult,
   repoRoot,
+  resourceValues,
   run,
+  sha256,
   tools,
   type Workspace,
 } from "../../support/workspace/index.js";
@@ -36,10 +38,10 @@ import {
   waitTurns,
 } from "./scenario.js";
 
-const servers: Server[] = [];
+const mirrors: ReleaseMirror[] = [];
 
 afterEach(async () => {
-  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+  for (const mirror of mirrors.splice(0)) await mirror.close();
 });
 
 /** Runs a script with an explicit PATH (for example one without agentapi or goose on it). */
@@ -171,7 +173,8 @@ describe("start script", () => {
 
     // Path-based app (subdomain = false): the chat links under Coder's app path, and
     // requests through the dashboard's host name are accepted.
-    const root = await getVia(ws.port, "/", "coder.example.com");
+    const accessUrl = String(resourceValues(rendered, "module.goose.data.coder_workspace.me").access_url);
+    const root = await getVia(ws.port, "/", new URL(accessUrl).host);
     expect(root.status).toBe(307);
     expect(root.location).toMatch(/^\/@[^/]+\/[^/]+\.test-agent\/apps\/goose\/chat\/embed/);
 
@@ -648,57 +651,43 @@ describe("start script", () => {
     },
   );
 
-  it("installs the default AgentAPI and Goose from the configured URLs once, and reuses them on the next start", async () => {
+  it("installs the default AgentAPI and Goose from the configured URLs once, verified, and reuses them on the next start", async () => {
     const ws = await newWorkspace();
     // tools/setup.sh builds the module's default agentapi_version, so leaving
     // the variable out below installs exactly the binary this suite runs.
     const version = tools.agentapiNewVersion;
-    const assetPath = `/v${version}/agentapi-linux-${process.arch === "arm64" ? "arm64" : "amd64"}`;
-    const installerEnvFile = path.join(ws.home, "goose-installer-env.txt");
-    // The fake installer copies the Goose under test; ask for the version it
-    // reports, so the next start finds the wanted version already installed.
+    const arch = process.arch === "arm64" ? "arm64" : "amd64";
+    // Asset names as upstream publishes them (coder/agentapi release.yml;
+    // aaif-goose/goose build-cli-linux.yml at v1.47.0).
+    const assetPath = `/v${version}/agentapi-linux-${arch}`;
+    // The tarball holds the Goose under test; ask for the version it reports,
+    // so the next start finds the wanted version already installed.
     const reported = await run(ws.goose.bin, ["--version"], { env: ws.env() });
     const gooseVersion = /\d+\.\d+\.\d+/.exec(reported.stdout)?.[0];
     expect(gooseVersion, reported.stdout).toBeDefined();
-    const installer = [
-      "#!/bin/bash",
-      "set -eu",
-      `printf 'GOOSE_VERSION=%s\\nCONFIGURE=%s\\nGOOSE_BIN_DIR=%s\\n' "\${GOOSE_VERSION-unset}" "\${CONFIGURE-unset}" "\${GOOSE_BIN_DIR-unset}" > '${installerEnvFile}'`,
-      `if [ "\${GOOSE_VERSION-}" != v${gooseVersion} ] || [ "\${CONFIGURE-}" != false ]; then echo "fake installer: unexpected settings" >&2; exit 1; fi`,
-      'mkdir -p "$GOOSE_BIN_DIR"',
-      `cp '${ws.goose.bin}' "$GOOSE_BIN_DIR/goose"`,
-      'chmod 755 "$GOOSE_BIN_DIR/goose"',
-      "",
-    ].join("\n");
-    const requests: string[] = [];
-    const server = createServer((req, res) => {
-      requests.push(req.url ?? "");
-      if (req.url === assetPath) {
-        res.writeHead(200, { "Content-Type": "application/octet-stream" });
-        createReadStream(tools.agentapiNew).pipe(res);
-      } else if (req.url === "/download_cli.sh") {
-        res.writeHead(200, { "Content-Type": "text/x-shellscript" });
-        res.end(installer);
-      } else {
-        res.writeHead(404).end("not found");
-      }
-    });
-    servers.push(server);
-    const port = await freePort();
-    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    const tarballPath = `/v${gooseVersion}/goose-${arch === "arm64" ? "aarch64" : "x86_64"}-unknown-linux-gnu.tar.bz2`;
+    const agentapi = await readFile(tools.agentapiNew);
+    const tarball = await gooseTarball(ws.goose.bin);
+    const mirror = await ReleaseMirror.start();
+    mirrors.push(mirror);
+    mirror.serve(assetPath, agentapi);
+    mirror.serve(tarballPath, tarball);
 
     const rendered = await render(ws, {
       install_agentapi: true,
-      agentapi_download_url: `http://127.0.0.1:${port}`,
+      agentapi_download_url: mirror.url,
+      agentapi_sha256: { [arch]: sha256(agentapi) },
       install_goose: true,
       goose_version: gooseVersion,
-      goose_installer_url: `http://127.0.0.1:${port}/download_cli.sh`,
+      goose_download_url: mirror.url,
+      goose_sha256: { [arch]: sha256(tarball) },
     });
     // Neither agentapi nor goose is on PATH: only the downloads can make this work.
     const systemPath = ["/usr/local/bin", "/usr/bin", "/bin"];
-    expectOk(await runWithPath(ws, rendered.start, systemPath), "first start");
-    expect(requests.filter((u) => u === assetPath)).toHaveLength(1);
-    expect(requests.filter((u) => u === "/download_cli.sh")).toHaveLength(1);
+    const first = await runWithPath(ws, rendered.start, systemPath);
+    expectOk(first, "first start");
+    expect(mirror.requests).toEqual([assetPath, tarballPath]);
+    expect(first.stdout).toContain("downloads: agentapi verified; goose verified\n");
 
     const agentapiBin = path.join(ws.moduleDir, "bin", "agentapi");
     expect((await lstat(agentapiBin)).isFile()).toBe(true);
@@ -708,24 +697,25 @@ describe("start script", () => {
     expect(await readlink(`/proc/${pid}/exe`)).toBe(agentapiBin);
 
     const gooseBin = path.join(ws.home, ".local", "bin", "goose");
-    expect((await stat(gooseBin)).isFile()).toBe(true);
-    const installerEnv = await readFile(installerEnvFile, "utf8");
-    expect(installerEnv).toContain(`GOOSE_VERSION=v${gooseVersion}\n`);
-    expect(installerEnv).toContain("CONFIGURE=false\n");
-    expect(installerEnv).toContain(`GOOSE_BIN_DIR=${path.join(ws.home, ".local", "bin")}\n`);
+    expect(await readFile(gooseBin)).toEqual(await readFile(ws.goose.bin));
+    // Executable by the user's other tools too, whatever the umask.
+    expect((await stat(gooseBin)).mode & 0o777).toBe(0o755);
+    expect(await readdir(path.dirname(gooseBin))).toEqual(["goose"]);
     expect((await cmdline(pid)).slice((await cmdline(pid)).indexOf("--") + 1)[0]).toBe(gooseBin);
     await waitTurns(ws, 1);
     expect(await ws.deliveries(PROMPT)).toBe(1);
 
     await stop(ws, rendered);
-    const before = requests.length;
-    expectOk(await runWithPath(ws, rendered.start, systemPath), "second start");
-    expect(requests.slice(before)).toEqual([]);
-    const second = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
-    expect(await readlink(`/proc/${second}/exe`)).toBe(agentapiBin);
+    const before = mirror.requests.length;
+    const second = await runWithPath(ws, rendered.start, systemPath);
+    expectOk(second, "second start");
+    expect(mirror.requests.slice(before)).toEqual([]);
+    expect(second.stdout).toContain("downloads: agentapi none (already installed); goose none (already installed)\n");
+    const secondPid = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
+    expect(await readlink(`/proc/${secondPid}/exe`)).toBe(agentapiBin);
     // The installed Goose resumes the session.
     expect((await launchRecord(ws)).mode).toBe("warm");
-    expect(await agentCommand(second)).toEqual([gooseBin, "session", "--resume", "--name", SESSION]);
+    expect(await agentCommand(secondPid)).toEqual([gooseBin, "session", "--resume", "--name", SESSION]);
     await ws.waitStable();
     expect(await ws.deliveries(PROMPT)).toBe(1);
   });

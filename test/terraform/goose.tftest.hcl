@@ -267,3 +267,69 @@ run "interrupted_turns_can_wait_for_input" {
     error_message = "continue_interrupted_turn = false must reach the start script"
   }
 }
+
+run "access_defaults_reach_the_start_script" {
+  command = plan
+
+  assert {
+    condition = (
+      length(module.agentapi.start_settings.agent.access.allowed_hosts) == 0 &&
+      length(module.agentapi.start_settings.agent.access.allowed_origins) == 0
+    )
+    error_message = "no host or origin beyond the start's defaults may be allowed by default"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.access.access_url == data.coder_workspace.me.access_url
+    error_message = "the start must get the deployment's access URL, the Host a path-based app receives"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.access.subdomain == false
+    error_message = "a path-based app is the default"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.mode == "auto" && module.agentapi.stop_settings.agent.goose_mode == "auto"
+    error_message = "goose_mode must default to auto in both scripts"
+  }
+}
+
+run "access_additions_and_mode_reach_the_scripts" {
+  command = plan
+
+  variables {
+    subdomain                = true
+    goose_mode               = "smart_approve"
+    agentapi_allowed_hosts   = ["proxy.example.com", "[fd00::1]", "10.0.0.5"]
+    agentapi_allowed_origins = ["https://proxy.example.com", "http://[fd00::1]:8080"]
+  }
+
+  assert {
+    condition     = jsonencode(module.agentapi.start_settings.agent.access.allowed_hosts) == jsonencode(["proxy.example.com", "[fd00::1]", "10.0.0.5"])
+    error_message = "agentapi_allowed_hosts must reach the start settings as given"
+  }
+  assert {
+    condition     = jsonencode(module.agentapi.start_settings.agent.access.allowed_origins) == jsonencode(["https://proxy.example.com", "http://[fd00::1]:8080"])
+    error_message = "agentapi_allowed_origins must reach the start settings as given"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.access.subdomain == true
+    error_message = "subdomain must reach the start settings"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.mode == "smart_approve" && module.agentapi.stop_settings.agent.goose_mode == "smart_approve"
+    error_message = "goose_mode must reach both scripts"
+  }
+}
+
+run "a_star_is_accepted_though_unsafe" {
+  command = plan
+
+  variables {
+    agentapi_allowed_hosts   = ["*"]
+    agentapi_allowed_origins = ["*"]
+  }
+
+  assert {
+    condition     = jsonencode(module.agentapi.start_settings.agent.access.allowed_hosts) == jsonencode(["*"])
+    error_message = "\"*\" must stay possible"
+  }
+}

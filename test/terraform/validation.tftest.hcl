@@ -110,16 +110,126 @@ run "goose_installer_url_not_http" {
   expect_failures = [var.goose_installer_url]
 }
 
+run "goose_installer_url_plain_http" {
+  command = plan
+  variables { goose_installer_url = "http://mirror.example.com/download_cli.sh" }
+  expect_failures = [var.goose_installer_url]
+}
+
 run "agentapi_download_url_trailing_slash" {
   command = plan
   variables { agentapi_download_url = "https://mirror.example.com/agentapi/" }
   expect_failures = [var.agentapi_download_url]
 }
 
+run "agentapi_download_url_plain_http" {
+  command = plan
+  variables { agentapi_download_url = "http://mirror.example.com/agentapi" }
+  expect_failures = [var.agentapi_download_url]
+}
+
+# A host that only starts like a loopback name is not loopback.
+run "agentapi_download_url_http_lookalike_of_localhost" {
+  command = plan
+  variables { agentapi_download_url = "http://localhost.mirror.example.com/agentapi" }
+  expect_failures = [var.agentapi_download_url]
+}
+
+run "agentapi_download_url_http_with_loopback_userinfo" {
+  command = plan
+  variables { agentapi_download_url = "http://127.0.0.1@mirror.example.com/agentapi" }
+  expect_failures = [var.agentapi_download_url]
+}
+
+run "goose_download_url_plain_http" {
+  command = plan
+  variables { goose_download_url = "http://mirror.example.com/goose" }
+  expect_failures = [var.goose_download_url]
+}
+
+run "goose_download_url_trailing_slash" {
+  command = plan
+  variables { goose_download_url = "https://mirror.example.com/goose/" }
+  expect_failures = [var.goose_download_url]
+}
+
 run "node_download_url_not_a_url" {
   command = plan
   variables { node_download_url = "nodejs.org/dist" }
   expect_failures = [var.node_download_url]
+}
+
+run "node_download_url_plain_http" {
+  command = plan
+  variables { node_download_url = "http://nodejs.mirror.example.com/dist" }
+  expect_failures = [var.node_download_url]
+}
+
+run "agentapi_sha256_too_short" {
+  command = plan
+  variables { agentapi_sha256 = { amd64 = "abc123" } }
+  expect_failures = [var.agentapi_sha256]
+}
+
+run "agentapi_sha256_unknown_architecture" {
+  command = plan
+  variables { agentapi_sha256 = { x86_64 = "0000000000000000000000000000000000000000000000000000000000000000" } }
+  expect_failures = [var.agentapi_sha256]
+}
+
+run "goose_sha256_not_hex" {
+  command = plan
+  variables { goose_sha256 = { arm64 = "zzzz000000000000000000000000000000000000000000000000000000000000" } }
+  expect_failures = [var.goose_sha256]
+}
+
+run "goose_sha256_with_an_installer" {
+  command = plan
+  variables {
+    goose_installer_url = "https://mirror.example.com/download_cli.sh"
+    goose_sha256        = { amd64 = "0000000000000000000000000000000000000000000000000000000000000000" }
+  }
+  expect_failures = [var.goose_sha256]
+}
+
+# The values the rules accept: https mirrors, local mirrors on loopback or
+# file://, and full checksum maps in either case.
+run "download_settings_accepted" {
+  command = plan
+  variables {
+    agentapi_download_url = "http://127.0.0.1:8080/agentapi"
+    goose_download_url    = "http://[::1]:8080"
+    node_download_url     = "file:///srv/mirror/node"
+    goose_installer_url   = ""
+    agentapi_sha256 = {
+      amd64 = "ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789"
+      arm64 = "0000000000000000000000000000000000000000000000000000000000000000"
+    }
+    goose_sha256 = { amd64 = "1111111111111111111111111111111111111111111111111111111111111111" }
+  }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.agentapi.sha256.amd64 == "ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789"
+    error_message = "agentapi_sha256 must reach the start settings"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.sha256 == { amd64 = "1111111111111111111111111111111111111111111111111111111111111111" }
+    error_message = "goose_sha256 must reach the start settings"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.download_url == "http://[::1]:8080"
+    error_message = "goose_download_url must reach the start settings"
+  }
+}
+
+run "localhost_mirror_installer_accepted" {
+  command = plan
+  variables { goose_installer_url = "http://localhost:9000/download_cli.sh" }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.installer_url == "http://localhost:9000/download_cli.sh"
+    error_message = "a loopback installer URL must reach the start settings"
+  }
 }
 
 run "negative_stop_turn_wait" {
@@ -144,4 +254,94 @@ run "additional_extension_named_constructor" {
   command = plan
   variables { additional_extensions = "Constructor:\n  type: builtin\n  name: developer\n" }
   expect_failures = [var.additional_extensions]
+}
+
+run "goose_mode_unknown" {
+  command = plan
+  variables { goose_mode = "yolo" }
+  expect_failures = [var.goose_mode]
+}
+
+run "goose_mode_wrong_case" {
+  command = plan
+  variables { goose_mode = "Smart_Approve" }
+  expect_failures = [var.goose_mode]
+}
+
+run "allowed_host_with_port" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["coder.example.com:443"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_host_with_scheme" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["https://coder.example.com"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_host_pattern" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["*.apps.example.com"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_hosts_in_one_string" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["a.example.com b.example.com"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_hosts_comma_separated" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["a.example.com,b.example.com"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_host_ipv6_without_brackets" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["fd00::1"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_host_empty" {
+  command = plan
+  variables { agentapi_allowed_hosts = [""] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_origin_without_scheme" {
+  command = plan
+  variables { agentapi_allowed_origins = ["coder.example.com"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}
+
+run "allowed_origin_with_path" {
+  command = plan
+  variables { agentapi_allowed_origins = ["https://coder.example.com/dashboard"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}
+
+run "allowed_origin_trailing_slash" {
+  command = plan
+  variables { agentapi_allowed_origins = ["https://coder.example.com/"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}
+
+run "allowed_origin_other_scheme" {
+  command = plan
+  variables { agentapi_allowed_origins = ["ftp://coder.example.com"] }
+  expect_failures = [var.agentapi_allowed_origins]
+}
+
+run "allowed_host_hostile" {
+  command = plan
+  variables { agentapi_allowed_hosts = ["x'; rm -rf / #"] }
+  expect_failures = [var.agentapi_allowed_hosts]
+}
+
+run "allowed_origin_hostile" {
+  command = plan
+  variables { agentapi_allowed_origins = ["https://a.example\nAGENTAPI_ALLOWED_HOSTS=*"] }
+  expect_failures = [var.agentapi_allowed_origins]
 }

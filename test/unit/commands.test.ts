@@ -71,14 +71,29 @@ describe("buildAgentapiArgs", () => {
 });
 
 describe("buildLaunchEnv", () => {
-  const base = { PATH: "/usr/bin", HOME: "/home/coder", AGENTAPI_STATE_FILE: "/stale.json", ANTHROPIC_API_KEY: "k" };
+  const base = {
+    PATH: "/usr/bin",
+    HOME: "/home/coder",
+    AGENTAPI_STATE_FILE: "/stale.json",
+    AGENTAPI_ALLOWED_HOSTS: "*",
+    ANTHROPIC_API_KEY: "k",
+  };
+  const opts = {
+    chatBasePath: "",
+    persistence: null,
+    allowedHosts: ["localhost", "127.0.0.1", "[::1]", "coder.example.com"],
+    allowedOrigins: ["http://localhost:3284", "https://coder.example.com"],
+    provider: "openai",
+    model: "gpt",
+    mode: "auto" as const,
+    pathPrefix: [],
+  };
 
   it("keeps the registry's AGENTAPI_* contract when persistence is on", () => {
     const env = buildLaunchEnv(base, {
+      ...opts,
       chatBasePath: "/@u/w.a/apps/goose/chat",
       persistence: { stateFile: "/s.json", pidFile: "/a.pid" },
-      provider: "anthropic",
-      model: "m",
       pathPrefix: ["/m/bin"],
     });
     expect(env).toMatchObject({
@@ -86,7 +101,6 @@ describe("buildLaunchEnv", () => {
       AGENTAPI_PID_FILE: "/a.pid",
       AGENTAPI_SAVE_STATE: "true",
       AGENTAPI_LOAD_STATE: "true",
-      AGENTAPI_ALLOWED_HOSTS: "*",
       AGENTAPI_CHAT_BASE_PATH: "/@u/w.a/apps/goose/chat",
       PATH: "/m/bin:/usr/bin",
       ANTHROPIC_API_KEY: "k",
@@ -94,31 +108,27 @@ describe("buildLaunchEnv", () => {
   });
 
   it("drops inherited AGENTAPI_* state variables when persistence is off", () => {
-    const env = buildLaunchEnv(base, {
-      chatBasePath: "",
-      persistence: null,
-      provider: "p",
-      model: "m",
-      pathPrefix: [],
-    });
+    const env = buildLaunchEnv(base, opts);
     expect(env.AGENTAPI_STATE_FILE).toBeUndefined();
     expect(env.AGENTAPI_CHAT_BASE_PATH).toBeUndefined();
   });
 
-  it("sets what keeps Goose from stopping to ask under a terminal", () => {
-    const env = buildLaunchEnv(base, {
-      chatBasePath: "",
-      persistence: null,
-      provider: "openai",
-      model: "gpt",
-      pathPrefix: [],
-    });
-    expect(env).toMatchObject({
+  it("passes the allow-lists space-separated, the way AgentAPI reads them from its environment, never an inherited *", () => {
+    const env = buildLaunchEnv(base, opts);
+    expect(env.AGENTAPI_ALLOWED_HOSTS).toBe("localhost 127.0.0.1 [::1] coder.example.com");
+    expect(env.AGENTAPI_ALLOWED_ORIGINS).toBe("http://localhost:3284 https://coder.example.com");
+  });
+
+  it("sets what keeps Goose from stopping to ask under a terminal, and the template's mode", () => {
+    expect(buildLaunchEnv(base, opts)).toMatchObject({
       GOOSE_PROVIDER: "openai",
       GOOSE_MODEL: "gpt",
       GOOSE_MODE: "auto",
       GOOSE_TELEMETRY_ENABLED: "false",
       GOOSE_DISABLE_KEYRING: "1",
     });
+    expect(buildLaunchEnv({ ...base, GOOSE_MODE: "approve" }, { ...opts, mode: "smart_approve" }).GOOSE_MODE).toBe(
+      "smart_approve",
+    );
   });
 });

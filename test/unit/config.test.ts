@@ -23,11 +23,18 @@ function startDocument() {
     agent: {
       folder: "/home/u/project",
       supervise: false,
-      agentapi: { install: true, version: "v9.9.9", download_url: "https://mirror.example/agentapi" },
+      agentapi: {
+        install: true,
+        version: "v9.9.9",
+        download_url: "https://mirror.example/agentapi",
+        sha256: { amd64: "a".repeat(64) },
+      },
       goose: {
         install: true,
         version: "9.9.9",
-        installer_url: "https://mirror.example/download_cli.sh",
+        download_url: "https://mirror.example/goose",
+        sha256: {},
+        installer_url: "",
         provider: "anthropic",
         model: "m",
         prompt: "fix it",
@@ -35,9 +42,16 @@ function startDocument() {
         session_name: "coder-1",
         continue: true,
         continue_interrupted_turn: false,
+        mode: "smart_approve",
         app_slug: "goose",
         extensions: { github: { type: "stdio", cmd: "gh-mcp" } },
         install_script: { pre: "", post: "echo hi" },
+      },
+      access: {
+        allowed_hosts: ["proxy.example.com"],
+        allowed_origins: [],
+        access_url: "https://coder.example.com",
+        subdomain: false,
       },
     },
   };
@@ -52,7 +66,7 @@ function stopDocument() {
       pid_file: "",
       task: { enabled: true, id: "t-1" },
     },
-    agent: { log_snapshot: false, timeouts: { turn_ms: 2000, term_ms: 20000 } },
+    agent: { log_snapshot: false, timeouts: { turn_ms: 2000, term_ms: 20000 }, goose_mode: "approve" },
   };
 }
 
@@ -95,6 +109,7 @@ describe("parseStartConfig", () => {
       install: true,
       version: "v9.9.9",
       download_url: "https://mirror.example/agentapi",
+      sha256: { amd64: "a".repeat(64) },
       port: 3284,
       chat_base_path: "/@a/w.1/apps/goose/chat",
       persistence: true,
@@ -102,6 +117,16 @@ describe("parseStartConfig", () => {
     expect(config.agent.extensions.github).toEqual({ type: "stdio", cmd: "gh-mcp" });
     expect(config.agent.install_script).toEqual({ pre: "", post: "echo hi" });
     expect(config.agent.continue_interrupted_turn).toBe(false);
+    expect(config.agent.mode).toBe("smart_approve");
+    expect(config.access).toEqual({
+      allowed_hosts: ["proxy.example.com"],
+      allowed_origins: [],
+      access_url: "https://coder.example.com",
+      subdomain: false,
+    });
+    expect(config.agent.download_url).toBe("https://mirror.example/goose");
+    expect(config.agent.sha256).toEqual({});
+    expect(config.agent.installer_url).toBe("");
   });
 
   it.each([
@@ -121,11 +146,29 @@ describe("parseStartConfig", () => {
       "yes",
       'settings.agent.goose.extensions.github must be an object, but it is the string "yes"',
     ],
+    ["agent.agentapi.sha256.arm64", 64, "settings.agent.agentapi.sha256.arm64 must be a string, but it is number 64"],
+    ["agent.goose.sha256", "abc", 'settings.agent.goose.sha256 must be an object, but it is the string "abc"'],
     [
       "agent.goose.install_script.pre",
       1,
       "settings.agent.goose.install_script.pre must be a string, but it is number 1",
     ],
+    [
+      "agent.goose.mode",
+      "yolo",
+      'settings.agent.goose.mode must be one of auto, smart_approve, approve, chat, but it is the string "yolo"',
+    ],
+    [
+      "agent.access.allowed_hosts",
+      "localhost",
+      'settings.agent.access.allowed_hosts must be a list of strings, but it is the string "localhost"',
+    ],
+    [
+      "agent.access.allowed_origins",
+      ["https://a.example", 1],
+      "settings.agent.access.allowed_origins must be a list of strings, but it is an array",
+    ],
+    ["agent.access", undefined, "settings.agent.access must be an object, but it is missing"],
   ])("rejects %s = %j, naming the field", (at, value, message) => {
     expect(() => parseStartConfig(edited(startDocument(), at, value), HOME)).toThrow(message);
   });
@@ -142,9 +185,11 @@ describe("parseStopConfig", () => {
     expect(config.task).toEqual({ enabled: true, id: "t-1", log_snapshot: false });
     expect(config.bounds).toEqual({ turn_ms: 2000, term_ms: 20000 });
     expect(config.paths.pidFile).toBe(`${MODULE_DIR}/agentapi.pid`);
+    expect(config.goose_mode).toBe("approve");
   });
 
   it.each([
+    ["agent.goose_mode", "Auto", "settings.agent.goose_mode must be one of auto, smart_approve, approve, chat"],
     ["agent.timeouts.turn_ms", 300_001, "settings.agent.timeouts.turn_ms must be a whole number from 0 to 300000"],
     ["agent.timeouts.term_ms", 1.5, "settings.agent.timeouts.term_ms must be a whole number from 0 to 300000"],
     ["layer.task.id", undefined, "settings.layer.task.id must be a string, but it is missing"],

@@ -1,27 +1,15 @@
-import { chmod, mkdir, mkdtemp, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, mkdir, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ensurePrivateDir, mkdirPrivate } from "../../src/private-dirs.js";
+import { scratchFolders } from "./scratch.js";
 
-let root: string;
-let n = 0;
-const fresh = async () => {
-  const dir = path.join(root, `case-${n++}`);
-  await mkdir(dir);
-  return dir;
-};
+const fresh = scratchFolders("private-dirs-test");
 const mode = async (p: string) => (await stat(p)).mode & 0o777;
 
 const originalUmask = process.umask();
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "private-dirs-test-"));
-});
 afterEach(() => {
   process.umask(originalUmask);
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
 });
 
 describe.each([0o000, 0o077, 0o022])("under umask %o", (umask) => {

@@ -1,23 +1,10 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { choosePrunable, pruneOldest, setAside } from "../../src/set-aside.js";
+import { scratchFolders } from "./scratch.js";
 
-let root: string;
-let n = 0;
-const fresh = async () => {
-  const dir = path.join(root, `case-${n++}`);
-  await mkdir(dir);
-  return dir;
-};
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "set-aside-test-"));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const fresh = scratchFolders("set-aside-test");
 
 const P = "agentapi-state.json.set-aside-";
 const t = (i: number) => `${P}2026-11-2${i}T10-00-00-000Z`;

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentapiAsset, agentapiDownloadUrl, installedVersion } from "../../src/install.js";
+import { installedVersion } from "../../src/install.js";
 import { runUserScript } from "../../src/user-scripts.js";
 
 let dir: string;
@@ -43,15 +43,5 @@ describe("installedVersion", () => {
     await writeFile(bin, "#!/bin/sh\necho 1.0.0\nexit 1\n", { mode: 0o755 });
     expect(await installedVersion(bin)).toBeNull();
     expect(await installedVersion(path.join(dir, "missing"))).toBeNull();
-  });
-});
-
-describe("agentapi download", () => {
-  it("names the release asset for each architecture", () => {
-    expect(agentapiDownloadUrl("https://m/agentapi/", "v0.12.1", "x64")).toBe(
-      "https://m/agentapi/v0.12.1/agentapi-linux-amd64",
-    );
-    expect(agentapiAsset("arm64")).toBe("agentapi-linux-arm64");
-    expect(() => agentapiAsset("ia32")).toThrow(/install_agentapi = false/);
   });
 });

@@ -1,0 +1,18 @@
+// Goose's permission modes (GooseMode in crates/goose-provider-types/src/goose_mode.rs,
+// aaif-goose/goose @ v1.46.1, serialised in snake_case): auto runs every tool
+// call, smart_approve asks before the ones it judges sensitive, approve asks
+// before each one, chat makes none.
+export const GOOSE_MODES = ["auto", "smart_approve", "approve", "chat"] as const;
+
+export type GooseMode = (typeof GOOSE_MODES)[number];
+
+/**
+ * Whether the stop may type `/exit` + Enter into Goose's terminal. In the
+ * approve modes Goose may be waiting on its tool-approval menu, which AgentAPI
+ * reports as "stable" like an idle prompt; Enter there picks the highlighted
+ * choice, Allow (prompt_tool_confirmation, crates/goose-cli/src/session/mod.rs
+ * @ v1.46.1), so typing would run the tool call the mode exists to hold back.
+ */
+export function mayTypeExit(mode: GooseMode): boolean {
+  return mode === "auto" || mode === "chat";
+}

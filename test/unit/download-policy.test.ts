@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { gooseMember } from "../../src/goose-archive.js";
+import { minimalEnv } from "../../src/minimal-env.js";
+import { redirectProblem } from "../../src/url-policy.js";
+
+describe("redirectProblem", () => {
+  it.each([
+    ["https://objects.githubusercontent.com/x", true],
+    ["http://127.0.0.1:8080/x", true],
+    ["http://localhost/x", true],
+    ["http://[::1]:9/x", true],
+    ["http://objects.githubusercontent.com/x", false],
+    ["http://localhost.evil.example/x", false],
+    ["file:///etc/shadow", false],
+    ["ftp://mirror/x", false],
+  ])("%s allowed: %s", (url, allowed) => {
+    expect(redirectProblem(new URL(url)) === null).toBe(allowed);
+  });
+});
+
+describe("gooseMember", () => {
+  it.each([
+    // `tar -cjf goose.tar.bz2 -C goose-package .`, as upstream packs it.
+    ["./\n./goose\n", "./goose"],
+    ["goose\n", "goose"],
+  ])("finds the binary in %j", (listing, expected) => {
+    expect(gooseMember(listing, "https://m/goose.tar.bz2")).toBe(expected);
+  });
+
+  it.each([
+    ["./\n./bin/goose\n", /has no goose at its top level/],
+    ["../goose\n", /has no goose at its top level/],
+    ["/goose\n", /has no goose at its top level/],
+    ["", /has no goose at its top level/],
+    ["./goose\ngoose\n", /holds goose more than once/],
+  ])("refuses %j", (listing, message) => {
+    expect(() => gooseMember(listing, "https://m/goose.tar.bz2")).toThrow(message);
+  });
+});
+
+describe("minimalEnv", () => {
+  const workspace = {
+    PATH: "/usr/bin:/bin",
+    HOME: "/home/coder",
+    USER: "coder",
+    LANG: "C.UTF-8",
+    LC_ALL: "C.UTF-8",
+    HTTPS_PROXY: "http://proxy:3128",
+    no_proxy: "localhost",
+    SSL_CERT_FILE: "/etc/ssl/corp.pem",
+    CODER: "true",
+    CODER_AGENT_TOKEN: "secret-token",
+    CODER_AGENT_URL: "https://coder.example.com",
+    CODER_WORKSPACE_NAME: "ws",
+    ANTHROPIC_API_KEY: "sk-secret",
+    GITHUB_TOKEN: "ghp-secret",
+    BASH_ENV: "/home/coder/.bashrc",
+    ENV: "/home/coder/.shrc",
+  };
+
+  it("passes what finds tools and reaches the network (upper-case proxies in lower case too, for curl), and nothing of Coder's or the user's secrets", () => {
+    expect(minimalEnv({ ...workspace, NO_PROXY: "example.com" }, { GOOSE_VERSION: "v1.47.0" })).toEqual({
+      PATH: "/usr/bin:/bin",
+      HOME: "/home/coder",
+      USER: "coder",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      HTTPS_PROXY: "http://proxy:3128",
+      https_proxy: "http://proxy:3128",
+      no_proxy: "localhost",
+      NO_PROXY: "example.com",
+      SSL_CERT_FILE: "/etc/ssl/corp.pem",
+      GOOSE_VERSION: "v1.47.0",
+    });
+  });
+});

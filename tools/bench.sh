@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Timing measurements (bench/): prints numbers, asserts nothing.
-#   npm run bench -- [runs per variant, default 5]
+#   npm run bench -- [runs per variant, default 5] [stop|start|snapshot|scaling ...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"
@@ -10,6 +10,6 @@ set -a
 . .tools/env.sh
 set +a
 mkdir -p .tmp
-node_modules/.bin/esbuild bench/stop.ts --bundle --platform=node --format=esm --target=node18 \
-  --log-level=warning --outfile=.tmp/bench-stop.mjs
-exec node .tmp/bench-stop.mjs "$@"
+node_modules/.bin/esbuild bench/main.ts --bundle --platform=node --format=esm --target=node18 \
+  --log-level=warning --outfile=.tmp/bench.mjs
+exec node .tmp/bench.mjs "$@"

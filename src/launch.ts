@@ -57,15 +57,26 @@ export function waitForReady(port: number, opts: { timeoutMs: number; exited: ()
   return pollStatus(port, () => true, opts);
 }
 
+// AgentAPI answers within tens of milliseconds of its start, and a refused
+// connection on loopback costs microseconds, so its first answer is looked
+// for often; the screen then takes seconds to settle, looked at less often.
+const READY_POLL_MS = 10;
+const SETTLE_POLL_MS = 20;
+
 /**
  * Waits until the process this script started is the one listening on the
  * port and answers /status there. Another server on the same port would
- * answer too, so an answer alone proves nothing.
+ * answer too, so an answer alone proves nothing. The answer is asked for
+ * first: it is the cheap check, and who holds the port (a walk through /proc)
+ * is looked up only once something answers.
  */
 function waitForOwnServer(pid: number, port: number, exited: () => string | undefined) {
   return pollUntil<AgentStatus>(
-    async () => ((await listensOn(pid, port)) ? ((await getStatus(port)) ?? undefined) : undefined),
-    { timeoutMs: READY_TIMEOUT_MS, intervalMs: 50, abort: exited },
+    async () => {
+      const status = await getStatus(port);
+      return status && (await listensOn(pid, port)) ? status : undefined;
+    },
+    { timeoutMs: READY_TIMEOUT_MS, intervalMs: READY_POLL_MS, abort: exited },
   );
 }
 
@@ -165,7 +176,11 @@ export async function launchAgentapi(opts: {
     `AgentAPI (PID ${pid}) listens on port ${port} (status: ${ready.value.status}, agent type: ${ready.value.agent_type ?? "unknown"})`,
   );
 
-  const settled = await pollStatus(port, (s) => s.status === "stable", { timeoutMs: SETTLE_TIMEOUT_MS, exited });
+  const settled = await pollStatus(port, (s) => s.status === "stable", {
+    timeoutMs: SETTLE_TIMEOUT_MS,
+    intervalMs: SETTLE_POLL_MS,
+    exited,
+  });
   if ("aborted" in settled) {
     throw new StepError(
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,

@@ -24,25 +24,29 @@ async function main(): Promise<void> {
   await phase("port", () => ensurePortFree(port));
   const { agentapi, gooseBin, pathPrefix } = await installAndConfigure(config, paths, home);
 
-  const gate = await phase("version-gate", () => decidePersistence(agentapi, config.agentapi.persistence));
+  const access = decideAccess(config.access, { port, appSlug: goose.app_slug }, process.env);
+  const envWith = (persistence: PersistenceFiles | null) =>
+    buildLaunchEnv(process.env, {
+      chatBasePath: config.agentapi.chat_base_path,
+      persistence,
+      allowedHosts: access.hosts,
+      allowedOrigins: access.origins,
+      provider: goose.provider,
+      model: goose.model,
+      mode: goose.mode,
+      pathPrefix,
+    });
+  // Independent, so at the same time. Goose's helpers get the launch
+  // environment without AgentAPI's own state variables, which Goose never
+  // reads, so they need not wait for the gate.
+  const [gate, plan] = await Promise.all([
+    phase("version-gate", () => decidePersistence(agentapi, config.agentapi.persistence)),
+    phase("decide", () => decideLaunch({ goose, gooseBin, env: envWith(null), home, folder: config.folder, paths })),
+  ]);
   const persistence: PersistenceFiles | null = gate.enabled
     ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
     : null;
-  const access = decideAccess(config.access, { port, appSlug: goose.app_slug }, process.env);
-  const launchEnv = buildLaunchEnv(process.env, {
-    chatBasePath: config.agentapi.chat_base_path,
-    persistence,
-    allowedHosts: access.hosts,
-    allowedOrigins: access.origins,
-    provider: goose.provider,
-    model: goose.model,
-    mode: goose.mode,
-    pathPrefix,
-  });
-
-  const plan = await phase("decide", () =>
-    decideLaunch({ goose, gooseBin, env: launchEnv, home, folder: config.folder, paths }),
-  );
+  const launchEnv = envWith(persistence);
   const stateBackup = persistence ? await prepareState(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
   const gooseArgs = buildGooseArgs(plan.decision.mode, goose.session_name, promptFile, plan.turn.action === "continue");

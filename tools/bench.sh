@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Timing measurements (bench/): prints numbers, asserts nothing.
-#   npm run bench -- [runs per variant, default 5] [stop|start|snapshot|scaling ...]
+#   npm run bench -- [runs per variant, default 5] [stop|start|snapshot|scaling|runtime ...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"

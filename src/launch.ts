@@ -59,9 +59,10 @@ export function waitForReady(port: number, opts: { timeoutMs: number; exited: ()
 
 // AgentAPI answers within tens of milliseconds of its start, and a refused
 // connection on loopback costs microseconds, so its first answer is looked
-// for often; the screen then takes seconds to settle, looked at less often.
+// for often. The screen then takes seconds to settle, and each /status
+// request costs both processes CPU that Goose needs to start, so that wait
+// asks at the usual interval.
 const READY_POLL_MS = 10;
-const SETTLE_POLL_MS = 20;
 
 /**
  * Waits until the process this script started is the one listening on the
@@ -176,11 +177,7 @@ export async function launchAgentapi(opts: {
     `AgentAPI (PID ${pid}) listens on port ${port} (status: ${ready.value.status}, agent type: ${ready.value.agent_type ?? "unknown"})`,
   );
 
-  const settled = await pollStatus(port, (s) => s.status === "stable", {
-    timeoutMs: SETTLE_TIMEOUT_MS,
-    intervalMs: SETTLE_POLL_MS,
-    exited,
-  });
+  const settled = await pollStatus(port, (s) => s.status === "stable", { timeoutMs: SETTLE_TIMEOUT_MS, exited });
   if ("aborted" in settled) {
     throw new StepError(
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,

@@ -3,7 +3,9 @@
 // made with fetch against one made with node:http (why the scripts use the
 // latter). The bundles are loaded without settings, so they stop right after
 // loading; the wrapper is timed on a stop with nothing to stop, against the
-// same bundle and settings handed to Node directly.
+// same bundle and settings handed to Node directly. The Node.js is the one the
+// workspace's scripts get (WORKSPACE_RUNTIME, else the machine's).
+import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { CoderEndpoint, run } from "../support/workspace/index.js";
 import { benchWorkspace } from "./bench-workspace.js";
@@ -24,11 +26,16 @@ export async function benchRuntime(runs: number): Promise<void> {
   const results = new Map<string, number[]>();
   try {
     const { rendered, ws } = b;
+    const binary = ws.runtime.binary ?? "node";
+    if (!/node[^/]*$/.test(path.basename(binary))) {
+      console.log(`runtime: measures Node.js; this workspace's runtime is ${binary}`);
+      return;
+    }
     const stop = unpack(rendered.stop);
     const start = unpack(rendered.start);
     const env = ws.env();
     const node = (args: string[], input = "", extra: NodeJS.ProcessEnv = {}) =>
-      run("node", args, { cwd: ws.home, env: { ...env, ...extra }, input });
+      run(binary, args, { cwd: ws.home, env: { ...env, ...extra }, input });
     const url = `${endpoint.url}/ping`;
     const cases: Record<string, () => Promise<unknown>> = {
       "node -e 0": () => node(["-e", "0"]),
@@ -57,6 +64,7 @@ export async function benchRuntime(runs: number): Promise<void> {
     await endpoint.close();
     await b.close();
   }
+  if (results.size === 0) return;
   for (const [name, values] of results) console.log(figure(name, values));
   const m = (name: string) => median(results.get(name) as number[]);
   console.log(

@@ -9,16 +9,13 @@
 // - the floor, AgentAPI alone driven from this process: SIGUSR1 until the save
 //   is confirmed, then `/exit` typed into Goose, timed to AgentAPI's exit.
 // Each runs right after a short conversation, alternating, several times each.
-//
-// Run: npm run bench -- [runs per variant, default 5]
-//
-// Timing goals live here, never in tests.
-import { randomUUID } from "node:crypto";
-import { readFile, rm, stat } from "node:fs/promises";
+// Also: how long each phase of our stop took, from its own log lines.
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { CoderEndpoint, isRunning, renderModule, tools, Workspace } from "../support/workspace/index.js";
+import { isRunning, tools, type Workspace } from "../support/workspace/index.js";
+import { benchWorkspace, expectExit0, phases, startSettled } from "./bench-workspace.js";
+import { figure, median } from "./stats.js";
 
-const runs = Number(process.argv[2] ?? 5);
 // Goals for an idle stop (issue 13): a median of at most 250 ms for the whole
 // coder_script, within 150 ms of AgentAPI's own floor measured in the same run.
 const GOAL_MEDIAN_MS = 250;
@@ -108,43 +105,14 @@ fi
 `;
 }
 
-function stats(values: number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length / 2;
-  const median =
-    sorted.length % 2
-      ? (sorted[Math.floor(mid)] as number)
-      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  return `min ${sorted[0]} ms, median ${Math.round(median)} ms, max ${sorted[sorted.length - 1]} ms (n=${sorted.length})`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-async function main(): Promise<number> {
-  const coder = await CoderEndpoint.start();
-  const ws = await Workspace.create();
-  const taskId = randomUUID();
-  ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: coder.token });
+export async function benchStop(runs: number): Promise<void> {
+  const b = await benchWorkspace();
+  const { ws, coder, rendered, taskId } = b;
   type Variant = "ours" | "registry" | "registry, zombie-aware wait" | "floor";
   const variants: Variant[] = ["ours", "registry", "registry, zombie-aware wait", "floor"];
   const results: Record<Variant, number[]> = { ours: [], registry: [], "registry, zombie-aware wait": [], floor: [] };
+  const ourPhases = new Map<string, number[]>();
   try {
-    const rendered = await renderModule(
-      {
-        agent_id: "bench",
-        folder: path.join(ws.home, "project"),
-        goose_provider: "anthropic",
-        goose_model: "claude-sonnet-4-5",
-        ai_prompt: "Summarise this project in one sentence.",
-        install_goose: false,
-        install_agentapi: false,
-        agentapi_port: ws.port,
-      },
-      { CODER_TASK_ID: taskId, CODER_WORKSPACE_ID: randomUUID(), CODER_AGENT_URL: `${coder.url}/` },
-    );
     const pidFile = path.join(ws.moduleDir, "agentapi.pid");
     const scripts: Record<Exclude<Variant, "floor">, string> = {
       ours: rendered.stop,
@@ -152,16 +120,13 @@ async function main(): Promise<number> {
       "registry, zombie-aware wait": registrySequence(pidFile, ws.port, taskId, true),
     };
     console.log(
-      `bench: AgentAPI ${tools.agentapiNewVersion}, Goose test double (SIGINT ignored at its prompt, as real Goose), ${runs} run(s) per variant, home ${ws.home}`,
+      `idle stop: AgentAPI ${tools.agentapiNewVersion}, Goose test double (SIGINT ignored at its prompt, as real Goose), ${runs} run(s) per variant`,
     );
     for (let i = 0; i < runs; i++) {
       // Rotate which goes first, so none always runs on a warmer machine.
       const order = variants.map((_, k) => variants[(i + k) % variants.length] as Variant);
       for (const variant of order) {
-        const started = await ws.runScript(rendered.start);
-        if (started.code !== 0)
-          throw new Error(`start script exited ${started.code}:\n${started.stdout}\n${started.stderr}`);
-        await ws.waitStable();
+        await startSettled(b);
         await ws.send(`bench message ${i} for ${variant}`);
         const before = (await ws.messages()).length;
         const postsBefore = coder.snapshots().length;
@@ -169,12 +134,12 @@ async function main(): Promise<number> {
         if (variant === "floor") {
           ms = await floorStop(ws);
         } else {
-          const stopped = await ws.runScript(scripts[variant]);
-          if (stopped.code !== 0)
-            throw new Error(`${variant} stop exited ${stopped.code}:\n${stopped.stdout}\n${stopped.stderr}`);
+          const stopped = expectExit0(await ws.runScript(scripts[variant]), `${variant} stop`);
           const posts = coder.snapshots().length - postsBefore;
           if (posts !== 1) throw new Error(`${variant} stop: ${posts} snapshot POST(s), expected 1`);
           ms = stopped.ms;
+          if (variant === "ours")
+            for (const p of phases(stopped.stdout)) ourPhases.set(p.name, [...(ourPhases.get(p.name) ?? []), p.ms]);
         }
         await ws.waitFor(`${variant}: AgentAPI gone`, async () => (await ws.status()) === null, 10_000);
         const saved = JSON.parse((await ws.readModuleFile("agentapi-state.json")) ?? "{}") as { messages?: unknown[] };
@@ -182,39 +147,23 @@ async function main(): Promise<number> {
         if (savedCount !== before)
           throw new Error(`${variant} stop: state file holds ${savedCount} message(s), /messages showed ${before}`);
         results[variant].push(ms);
-        console.log(
-          `bench: run ${i + 1} ${variant.padEnd(28)} ${String(ms).padStart(5)} ms (${before} messages saved${variant === "floor" ? "" : ", snapshot posted"})`,
-        );
       }
     }
   } finally {
-    await ws.cleanup();
-    await coder.close();
-    await rm(ws.home, { recursive: true, force: true });
+    await b.close();
   }
-  console.log("");
-  console.log(`our stop coder_script                        ${stats(results.ours)}`);
-  console.log(`registry shutdown sequence                   ${stats(results.registry)}`);
-  console.log(`registry sequence, zombie-aware wait         ${stats(results["registry, zombie-aware wait"])}`);
-  console.log(`floor: AgentAPI alone (save, /exit)          ${stats(results.floor)}`);
+  console.log(figure("our stop coder_script (sh -c)", results.ours));
+  for (const [name, values] of ourPhases) console.log(figure(`  inside it, phase ${name}`, values));
+  console.log(figure("registry shutdown sequence", results.registry));
+  console.log(figure("registry sequence, zombie-aware wait", results["registry, zombie-aware wait"]));
+  console.log(figure("floor: AgentAPI alone (save, /exit)", results.floor));
   const ours = median(results.ours);
-  const theirs = median(results.registry);
-  const theirsFair = median(results["registry, zombie-aware wait"]);
   const floor = median(results.floor);
   console.log(
-    `registry / ours: ${(theirs / ours).toFixed(1)}x (zombie-aware wait: ${(theirsFair / ours).toFixed(1)}x); ours - floor: ${ours - floor} ms`,
+    `registry / ours: ${(median(results.registry) / ours).toFixed(1)}x (zombie-aware wait: ${(median(results["registry, zombie-aware wait"]) / ours).toFixed(1)}x); ours - floor: ${Math.round(ours - floor)} ms`,
   );
   const ok = ours <= GOAL_MEDIAN_MS && ours - floor <= GOAL_OVER_FLOOR_MS;
   console.log(
     `${ok ? "GOAL MET" : "GOAL MISSED"}: our median <= ${GOAL_MEDIAN_MS} ms and within ${GOAL_OVER_FLOOR_MS} ms of the floor`,
   );
-  return 0;
 }
-
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(`bench: ${(error as Error)?.stack ?? String(error)}`);
-    process.exit(1);
-  },
-);

@@ -57,15 +57,27 @@ export function waitForReady(port: number, opts: { timeoutMs: number; exited: ()
   return pollStatus(port, () => true, opts);
 }
 
+// AgentAPI answers within tens of milliseconds of its start, and a refused
+// connection on loopback costs microseconds, so its first answer is looked
+// for often. The screen then takes seconds to settle, and each /status
+// request costs both processes CPU that Goose needs to start, so that wait
+// asks at the usual interval.
+const READY_POLL_MS = 10;
+
 /**
  * Waits until the process this script started is the one listening on the
  * port and answers /status there. Another server on the same port would
- * answer too, so an answer alone proves nothing.
+ * answer too, so an answer alone proves nothing. The answer is asked for
+ * first: it is the cheap check, and who holds the port (a walk through /proc)
+ * is looked up only once something answers.
  */
 function waitForOwnServer(pid: number, port: number, exited: () => string | undefined) {
   return pollUntil<AgentStatus>(
-    async () => ((await listensOn(pid, port)) ? ((await getStatus(port)) ?? undefined) : undefined),
-    { timeoutMs: READY_TIMEOUT_MS, intervalMs: 50, abort: exited },
+    async () => {
+      const status = await getStatus(port);
+      return status && (await listensOn(pid, port)) ? status : undefined;
+    },
+    { timeoutMs: READY_TIMEOUT_MS, intervalMs: READY_POLL_MS, abort: exited },
   );
 }
 

@@ -139,14 +139,18 @@ export function signal(pid: number, name: NodeJS.Signals): boolean {
   }
 }
 
-// Goose leaves on /exit in about 0.1 s and AgentAPI right after it; reading
-// /proc every 10 ms costs little and keeps the stop close to that.
+// Goose leaves on /exit within milliseconds (about 0.1 s for a real Goose)
+// and AgentAPI right after it. Reading /proc costs microseconds, so the first
+// moments are checked every millisecond or two; a longer wait (a SIGTERM
+// grace period) is checked every 10 ms.
+const QUICK_EXIT_MS = 250;
+
 export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const result = await pollUntil(async () => ((await isRunning(pid)) ? undefined : true), {
-    timeoutMs,
-    intervalMs: 10,
-  });
-  return "value" in result;
+  const gone = async () => ((await isRunning(pid)) ? undefined : true);
+  const quick = await pollUntil(gone, { timeoutMs: Math.min(timeoutMs, QUICK_EXIT_MS), intervalMs: 1 });
+  if ("value" in quick) return true;
+  if (timeoutMs <= QUICK_EXIT_MS) return false;
+  return "value" in (await pollUntil(gone, { timeoutMs: timeoutMs - QUICK_EXIT_MS, intervalMs: 10 }));
 }
 
 /** SIGKILL a process and the process groups of its children, so no agent is orphaned. */

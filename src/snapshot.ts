@@ -63,12 +63,24 @@ export function tailStart(text: string, budget: number): number {
 }
 
 /**
+ * A message's size in the payload, in bytes; for a message whose text alone
+ * cannot fit in `limit`, a lower bound over `limit` instead (every UTF-16 unit
+ * of a string costs at least one byte of JSON), so a huge message is never
+ * serialised whole.
+ */
+function sizeOrBound(message: ChatMessage, limit: number): number {
+  return typeof message.content === "string" && message.content.length > limit
+    ? message.content.length
+    : bytes(message);
+}
+
+/**
  * The payload Coder stores for a paused task: the last messages, fitted into
  * the size limit by dropping the oldest, then keeping the tail of the one
- * message left behind a truncation marker. Each message is serialised once,
- * and the tail is measured in one pass from the end (the escaped size of a
- * string is the sum over its characters), so a message of millions of
- * characters costs milliseconds.
+ * message left behind a truncation marker. A message that can fit is
+ * serialised once; one that cannot is only measured from its end, in one pass
+ * over the tail that fits (the escaped size of a string is the sum over its
+ * characters), so the cost does not grow with the message.
  */
 export function buildSnapshot(
   messages: ChatMessage[],
@@ -76,14 +88,15 @@ export function buildSnapshot(
 ): { payload: string; kept: number; truncated: boolean } {
   let kept = messages.slice(-options.maxMessages);
   // {"messages":[a,b,...]}: 15 bytes of frame, one comma between messages.
-  const sizes = kept.map((m) => bytes(m));
+  // A bound in `sizes` keeps `total` over the limit for as long as its message
+  // is kept, and leaves the exact sum of the others once it is dropped.
+  const sizes = kept.map((m) => sizeOrBound(m, options.maxBytes));
   let total = 15 + sizes.reduce((sum, size) => sum + size, 0) + Math.max(0, kept.length - 1);
   let first = 0;
   while (kept.length - first > 1 && total > options.maxBytes) total -= (sizes[first++] as number) + 1;
   kept = kept.slice(first);
-  const whole = JSON.stringify({ messages: kept });
-  if (Buffer.byteLength(whole, "utf8") <= options.maxBytes)
-    return { payload: whole, kept: kept.length, truncated: false };
+  if (total <= options.maxBytes)
+    return { payload: JSON.stringify({ messages: kept }), kept: kept.length, truncated: false };
 
   const last = kept[0] as ChatMessage;
   const withContent = (content: string) => JSON.stringify({ messages: [{ ...last, content }] });

@@ -33,12 +33,19 @@ export async function decideLaunch(opts: {
 }): Promise<LaunchPlan> {
   const { goose, paths } = opts;
   const name = goose.session_name;
-  const probe: SessionProbe = goose.continue
-    ? await probeSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder })
-    : { kind: "unknown", reason: "not checked" };
-  const stateText = await readOptional(paths.stateFile);
+  // The saved chat and its owner are read while Goose answers. Goose's own
+  // export (below) is not run beside its session list: two Goose processes
+  // opening one database at once may both migrate it, and Goose 1.45-1.46
+  // could corrupt a database written by concurrent processes
+  // (aaif-goose/goose#11155).
+  const [probe, stateText, owner] = await Promise.all([
+    goose.continue
+      ? probeSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder })
+      : ({ kind: "unknown", reason: "not checked" } as SessionProbe),
+    readOptional(paths.stateFile),
+    readChatOwner(paths.stateOwner),
+  ]);
   const stateSummary = summarizeState(stateText);
-  const owner = await readChatOwner(paths.stateOwner);
   const decision = decideStart({
     continueSession: goose.continue,
     sessionName: name,

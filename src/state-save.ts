@@ -1,5 +1,7 @@
 import { open, stat } from "node:fs/promises";
+import path from "node:path";
 import { diskFullNote } from "./disk-space.js";
+import { watchFolders } from "./folder-changes.js";
 import type { StopTarget } from "./launch-record.js";
 import { log, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
@@ -40,7 +42,8 @@ async function readFrom(file: string, offset: number): Promise<string> {
  * file (new inode) and logs the outcome, including "Skipping state save" when
  * nothing changed (PTYConversation.SaveState in lib/screentracker and
  * cmd/server/signals_unix.go, coder/agentapi @ v0.12.2), so either sign ends
- * the wait.
+ * the wait. Both folders are watched from before the signal, so the wait ends
+ * as soon as either changes; the poll is the fallback where watching fails.
  */
 export async function saveState(
   pid: number,
@@ -50,22 +53,28 @@ export async function saveState(
 ): Promise<{ confirmed: boolean; note: string }> {
   const before = await mark(stateFile);
   const logOffset = (await mark(agentLog))?.size ?? 0;
-  signal(pid, "SIGUSR1");
-  const result = await pollUntil(
-    async () => {
-      const now = await mark(stateFile);
-      if (now && (!before || now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size))
-        return { confirmed: true, note: "state file rewritten" };
-      const said = await readFrom(agentLog, logOffset);
-      if (said.includes("State saved successfully")) return { confirmed: true, note: "AgentAPI logged the save" };
-      if (said.includes("Skipping state save")) return { confirmed: true, note: "nothing changed since the last save" };
-      if (said.includes("Failed to save"))
-        return { confirmed: false, note: "AgentAPI reported a failed save (see its log)" };
-      return undefined;
-    },
-    { timeoutMs, intervalMs: 10 },
-  );
-  return "value" in result ? result.value : { confirmed: false, note: `no confirmation within ${timeoutMs} ms` };
+  const changes = watchFolders([path.dirname(stateFile), path.dirname(agentLog)]);
+  try {
+    signal(pid, "SIGUSR1");
+    const result = await pollUntil(
+      async () => {
+        const now = await mark(stateFile);
+        if (now && (!before || now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size))
+          return { confirmed: true, note: "state file rewritten" };
+        const said = await readFrom(agentLog, logOffset);
+        if (said.includes("State saved successfully")) return { confirmed: true, note: "AgentAPI logged the save" };
+        if (said.includes("Skipping state save"))
+          return { confirmed: true, note: "nothing changed since the last save" };
+        if (said.includes("Failed to save"))
+          return { confirmed: false, note: "AgentAPI reported a failed save (see its log)" };
+        return undefined;
+      },
+      { timeoutMs, intervalMs: 10, wait: changes.wait },
+    );
+    return "value" in result ? result.value : { confirmed: false, note: `no confirmation within ${timeoutMs} ms` };
+  } finally {
+    changes.close();
+  }
 }
 
 /** The stop's save step: asks a running AgentAPI whose start confirmed persistence to save, and says how that went. */

@@ -1,5 +1,5 @@
 import type { StopConfig } from "./config.js";
-import { agentapiUrl, getJson } from "./http.js";
+import { agentapiUrl, getJson, type HttpReply, request } from "./http.js";
 import { log } from "./log.js";
 import { buildSnapshot, type ChatMessage } from "./snapshot.js";
 
@@ -8,25 +8,37 @@ async function postSnapshot(taskId: string, port: number, timeoutMs: number): Pr
   const base = process.env.CODER_AGENT_URL;
   const token = process.env.CODER_AGENT_TOKEN;
   if (!base || !token) return "skipped: CODER_AGENT_URL or CODER_AGENT_TOKEN is not set";
-  const reply = await getJson<{ messages?: ChatMessage[] }>(agentapiUrl(port, "/messages"), timeoutMs);
-  if (!reply.ok) return `skipped: AgentAPI /messages failed (${reply.error})`;
-  const snapshot = buildSnapshot(reply.body.messages ?? []);
+  const chat = await getJson<{ messages?: ChatMessage[] }>(agentapiUrl(port, "/messages"), timeoutMs);
+  if (!chat.ok) return `skipped: AgentAPI /messages failed (${chat.error})`;
+  const snapshot = buildSnapshot(chat.body.messages ?? []);
   const url = `${base.replace(/\/+$/, "")}/api/v2/workspaceagents/me/tasks/${encodeURIComponent(taskId)}/log-snapshot?format=agentapi`;
+  let reply: HttpReply;
   try {
-    const response = await fetch(url, {
+    reply = await request(url, {
       method: "POST",
       headers: { "Coder-Session-Token": token, "Content-Type": "application/json" },
       body: snapshot.payload,
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
     });
-    const summary = `${snapshot.kept} message(s), ${Buffer.byteLength(snapshot.payload)} bytes${snapshot.truncated ? ", last message truncated" : ""}`;
-    if (response.status === 204) return `posted ${summary}`;
-    if (response.status === 404)
-      return "Coder answered 404: this deployment does not accept task log snapshots (an older Coder); skipped";
-    const text = (await response.text().catch(() => "")).slice(0, 300);
-    return `Coder answered HTTP ${response.status} to the snapshot (${summary}): ${text}`;
   } catch (error) {
     return `posting the snapshot failed: ${(error as Error).message}`;
+  }
+  const summary = `${snapshot.kept} message(s), ${Buffer.byteLength(snapshot.payload)} bytes${snapshot.truncated ? ", last message truncated" : ""}`;
+  if (reply.status === 204) return `posted ${summary}`;
+  if (reply.status === 404)
+    return "Coder answered 404: this deployment does not accept task log snapshots (an older Coder); skipped";
+  if (reply.status >= 300 && reply.status <= 399)
+    return `posting the snapshot failed: Coder answered HTTP ${reply.status}, a redirect to ${redirectTarget(url, reply.headers.location)}, which is not followed: the agent token goes only to CODER_AGENT_URL (${base}). Check that CODER_AGENT_URL is the deployment's own address`;
+  return `Coder answered HTTP ${reply.status} to the snapshot (${summary}): ${reply.body.slice(0, 300)}`;
+}
+
+/** Where a redirect points, resolved against the request's URL, for the log. */
+function redirectTarget(from: string, location: string | undefined): string {
+  if (location === undefined) return "(no Location header)";
+  try {
+    return new URL(location, from).href.slice(0, 300);
+  } catch {
+    return JSON.stringify(location.slice(0, 300));
   }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Timing measurements (bench/): prints numbers, asserts nothing.
-#   npm run bench -- [runs per variant, default 5]
+#   npm run bench -- [runs per variant, default 5] [stop|start|snapshot|scaling|runtime ...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"
@@ -10,9 +10,10 @@ set -a
 . .tools/env.sh
 set +a
 mkdir -p .tmp
-# npm run bench -- supervisor [runs]: bench/supervisor.ts instead of bench/stop.ts.
-bench=stop
-if [ -f "bench/${1:-}.ts" ]; then bench="$1" && shift; fi
+# npm run bench -- supervisor [runs]: the supervisor's measurements (bench/supervisor.ts);
+# anything else picks bench/main.ts's sections.
+bench=main
+if [ "${1:-}" = supervisor ]; then bench=supervisor && shift; fi
 node_modules/.bin/esbuild "bench/$bench.ts" --bundle --platform=node --format=esm --target=node18 \
   --log-level=warning --outfile=".tmp/bench-$bench.mjs"
 exec node ".tmp/bench-$bench.mjs" "$@"

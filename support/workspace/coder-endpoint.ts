@@ -1,12 +1,13 @@
 // A stand-in for the Coder deployment that the stop script talks to: it
-// records every request and answers as told (204, 404, 500, or never). The
+// records every request and answers as told (204, 404, 500, a 307 redirect to
+// another URL, or never). The
 // stop script POSTs a task's log snapshot to
 // /api/v2/workspaceagents/me/tasks/<task id>/log-snapshot?format=agentapi.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type EndpointAnswer = 204 | 404 | 500 | "never";
+export type EndpointAnswer = 204 | 404 | 500 | "never" | { redirect: string };
 
 export interface RecordedRequest {
   method: string;
@@ -44,7 +45,7 @@ export class CoderEndpoint {
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
         const url = new URL(req.url ?? "/", "http://127.0.0.1");
-        const answered = answer === "never" ? null : answer;
+        const answered = answer === "never" ? null : typeof answer === "object" ? 307 : answer;
         this.requests.push({
           method: req.method ?? "",
           path: url.pathname,
@@ -55,6 +56,7 @@ export class CoderEndpoint {
         });
         if (answer === "never") return;
         if (answer === 204) return void res.writeHead(204).end();
+        if (typeof answer === "object") return void res.writeHead(307, { Location: answer.redirect }).end();
         res
           .writeHead(answer, { "Content-Type": "application/json" })
           .end(

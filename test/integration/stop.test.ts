@@ -454,6 +454,31 @@ describe("stop: task log snapshot", () => {
     });
   }
 
+  it("endpoint answering 307 to another server: not followed, that server gets no request and no token, the target is logged", async () => {
+    const elsewhere = await CoderEndpoint.start(204);
+    try {
+      const target = `${elsewhere.url}/collect?from=redirect`;
+      const { ws, rendered, taskId, token, coder } = await taskSetup({ redirect: target }, prompt);
+      await start(ws, rendered);
+      await ws.send("Run the test suite.");
+      const before = await ws.messages();
+
+      const result = await stop(ws, rendered);
+      expect(result.code).toBe(0);
+      expect(coder.requests).toHaveLength(1);
+      expectSnapshotRequest(coder.requests[0], taskId as string, token);
+      expect(elsewhere.requests).toEqual([]);
+      expect(result.stdout).toContain(
+        `snapshot: posting the snapshot failed: Coder answered HTTP 307, a redirect to ${target}, which is not followed`,
+      );
+      await expectGracefulStop(ws, result);
+      expect(await stateMessages(ws)).toEqual(shape(before));
+      expect(await ws.processes()).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it("endpoint never answering: the stop completes within its bound", async () => {
     const { ws, rendered, coder } = await taskSetup("never", prompt);
     await start(ws, rendered);

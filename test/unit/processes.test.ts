@@ -123,6 +123,15 @@ describe("a live process tree", () => {
     expect(await isRunning(parent)).toBe(false);
   });
 
+  it("waitForExit sees an exit after its first quick checks, and gives up at a bound that spans both", async () => {
+    const late = await start("sleep", ["0.6"]);
+    expect(await waitForExit(late, 10_000)).toBe(true);
+    expect(await isRunning(late)).toBe(false);
+    const lasting = await start("sleep", ["60"]);
+    expect(await waitForExit(lasting, 400)).toBe(false);
+    expect(await isRunning(lasting)).toBe(true);
+  });
+
   it("answers for a process that has gone", async () => {
     const gone = await exitedPid();
     expect(await isRunning(gone)).toBe(false);

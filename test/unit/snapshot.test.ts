@@ -171,6 +171,19 @@ describe("buildSnapshot limits", () => {
     }
   });
 
+  it("matches the earlier output when a message too big for the limit sits anywhere among others", () => {
+    for (const maxBytes of [400, 1000, 4096]) {
+      for (const at of [0, 2, 5]) {
+        const messages = Array.from({ length: 6 }, (_, i) =>
+          message(i, i === at ? hostileText(i + 1, maxBytes * 2) : hostileText(i + 50, 20)),
+        );
+        expect(buildSnapshot(messages, { maxMessages: 10, maxBytes }).payload).toBe(
+          referenceSnapshot(messages, 10, maxBytes),
+        );
+      }
+    }
+  });
+
   it("returns the marker alone, as before, when even that does not fit", () => {
     const snapshot = buildSnapshot([message(0, "x".repeat(1000))], { maxMessages: 10, maxBytes: 50 });
     expect(JSON.parse(snapshot.payload).messages[0].content).toBe(TRUNCATION_MARKER);

@@ -2,9 +2,11 @@ import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions }
 
 // The start and stop scripts make only small requests: to AgentAPI on
 // loopback, and one POST to the Coder deployment. They go through node:http,
-// not fetch: Node 18 and 20 load fetch's implementation (undici) on the first
-// call, which cost the stop 35-60 ms here, more than all its loopback requests
-// together. Downloads, which need proxies, live elsewhere (install.ts).
+// not fetch: Node 18 and 20 load fetch's implementation (undici) on its first
+// call, and in a fresh Node 20 process one POST took about 0.1 s longer with
+// fetch than with node:http (npm run bench -- runtime), more than the whole
+// idle stop takes now. Downloads, which need proxies, have their own client
+// (download.ts).
 
 export function agentapiUrl(port: number, route: string): string {
   return `http://127.0.0.1:${port}${route}`;

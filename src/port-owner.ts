@@ -25,11 +25,10 @@ export function parseListeners(procNetTcp: string, port: number): Listener[] {
 }
 
 export async function portListeners(port: number): Promise<Listener[]> {
-  const all: Listener[] = [];
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    all.push(...parseListeners(await readFile(table, "utf8").catch(() => ""), port));
-  }
-  return all;
+  const tables = await Promise.all(
+    ["/proc/net/tcp", "/proc/net/tcp6"].map((table) => readFile(table, "utf8").catch(() => "")),
+  );
+  return tables.flatMap((text) => parseListeners(text, port));
 }
 
 /** The processes that hold one of these sockets (only this user's can be inspected). */
@@ -49,6 +48,9 @@ async function socketHolders(inodes: Set<string>): Promise<number[]> {
 export async function listensOn(pid: number, port: number): Promise<boolean> {
   const inodes = new Set((await portListeners(port)).map((l) => l.inode));
   if (inodes.size === 0) return false;
+  // Usually the process itself listens: one look at its own descriptors
+  // rather than at every process's, while AgentAPI and Goose are starting.
+  if (await holdsSocket(pid, inodes)) return true;
   for (const holder of await socketHolders(inodes)) {
     if (await descendsFrom(holder, pid)) return true;
   }

@@ -295,8 +295,9 @@ describe("model stub", () => {
 describe("GOOSE_BIN plumbing in the workspace simulator", () => {
   const doubleBin = GOOSE_DOUBLE;
 
-  it("uses the double when GOOSE_BIN is unset: its folder on PATH, the caller's provider and model", () => {
-    const goose = gooseUnderTest(undefined);
+  it("uses the double when GOOSE_BIN is empty: its folder on PATH, the caller's provider and model", () => {
+    // An empty value, not `undefined`, which would pick up this run's own GOOSE_BIN as the default.
+    const goose = gooseUnderTest("");
     expect(goose).toMatchObject({ real: false, bin: doubleBin, pathDir: gooseDoubleDir, provider: null, model: null });
     expect(goose.vars({ goose_provider: "anthropic", goose_model: "m", other: 1 })).toEqual({
       goose_provider: "anthropic",

@@ -160,9 +160,13 @@ async function playLifecycle(run: Run): Promise<LifecycleReport> {
     () => startCycle(run, template, 0, 0),
   );
   if (run.mode === "plain")
-    await step("converse: type the first message into the chat", () => converse(run, first, run.prompt));
+    await step("converse: type the first message into the chat", () =>
+      converse(run, first, run.prompt, "first message answered"),
+    );
   const cycles = [first];
-  await step("converse: follow-up message through AgentAPI", () => converse(run, first, FOLLOW_UP));
+  await step("converse: follow-up message through AgentAPI", () =>
+    converse(run, first, FOLLOW_UP, "follow-up answered"),
+  );
   await step("stop #0: run the stop script", () => stopCycle(run, template, first));
   for (let i = 1; i <= run.restarts; i++) {
     const previous = cycles[cycles.length - 1] as CycleRecord;
@@ -448,13 +452,12 @@ async function waitForRestoredChat(run: Run, expected: number): Promise<void> {
   ).catch(() => undefined);
 }
 
-async function converse(run: Run, cycle: CycleRecord, message: string): Promise<void> {
+async function converse(run: Run, cycle: CycleRecord, message: string, what = "answered"): Promise<void> {
   const t0 = Date.now();
   await run.ws.send(message);
-  cycle.phases.converse = Date.now() - t0;
-  run.say(
-    `converse #${cycle.index}: ${cycle.index === 0 ? "follow-up answered" : "answered"} in ${cycle.phases.converse} ms; ${(await run.ws.messages()).length} message(s) in the chat`,
-  );
+  const ms = Date.now() - t0;
+  cycle.phases.converse = (cycle.phases.converse ?? 0) + ms;
+  run.say(`converse #${cycle.index}: ${what} in ${ms} ms; ${(await run.ws.messages()).length} message(s) in the chat`);
 }
 
 async function stopCycle(run: Run, template: Template, cycle: CycleRecord): Promise<void> {

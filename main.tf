@@ -20,7 +20,7 @@ locals {
   # provider reports a random ID and no prompt, and neither reaches a script.
   task_enabled = var.task == null ? false : var.task.enabled == true
   task_id      = local.task_enabled ? var.task.id : ""
-  task_prompt  = local.task_enabled && var.task.prompt != null ? var.task.prompt : ""
+  task_prompt  = local.task_enabled ? (var.task.prompt == null ? "" : var.task.prompt) : ""
 
   extra_extensions = (
     var.additional_extensions == null ? {} :

@@ -84,6 +84,8 @@ module "goose" {
   goose_model    = "claude-sonnet-4-5"
 }
 
+# Coder reads the rules from the plan; nothing in the template refers to them.
+# tflint-ignore: terraform_unused_declarations
 data "coder_script_order" "goose" {
   # Goose starts once the clone has finished, whatever its outcome: a failed
   # clone still leaves a chat to ask for help in.

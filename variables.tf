@@ -102,7 +102,9 @@ variable "task" {
 }
 
 # The input of versions before 5.0.0. It stays only to stop a template written
-# for them at plan time, so that no task loses its prompt or snapshot silently.
+# for them at plan time, so that no task loses its prompt or snapshot silently:
+# its validation is its whole use.
+# tflint-ignore: terraform_unused_declarations
 variable "ai_prompt" {
   description = "Removed in 5.0.0: set task = data.coder_task.me in a task template, and nothing in a plain workspace. Any value fails the plan with these instructions."
   type        = string

@@ -124,9 +124,9 @@ for (const kind of ["plain workspace", "task"] as const) {
       expect(stopped.stdout).toContain(`running the stop script with ${ws.runtime.binary}\n`);
       if (persistence) {
         // The supervisor's autosave may have saved the last turn already; the state file below shows the chat.
-      expect(stopped.stdout).toMatch(
-        /save \(before stopping\): (AgentAPI logged the save|state file rewritten|nothing changed since the last save)/,
-      );
+        expect(stopped.stdout).toMatch(
+          /save \(before stopping\): (AgentAPI logged the save|state file rewritten|nothing changed since the last save)/,
+        );
         const state = JSON.parse((await ws.readModuleFile("agentapi-state.json")) ?? "null") as {
           messages: Array<{ id: number; role: string; message: string }>;
         } | null;

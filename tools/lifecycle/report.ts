@@ -204,7 +204,7 @@ export function formatReport(report: LifecycleReport): string {
   );
   for (const c of report.cycles) {
     out.push(
-      `snapshot #${c.index}     ${c.snapshot ? `posted on stop: ${c.snapshot.messages} message(s), ${c.snapshot.bytes} bytes, answered ${c.snapshot.answered}` : "not posted"}`,
+      `snapshot #${c.index}     ${c.snapshot ? `posted on stop: ${c.snapshot.messages} message(s), ${c.snapshot.bytes} bytes, answered ${c.snapshot.answered}` : report.mode === "plain" ? "not posted (not a task)" : "not posted"}`,
     );
   }
   out.push(`phases          render ${ms(report.renderMs)}`);

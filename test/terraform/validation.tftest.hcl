@@ -382,6 +382,6 @@ run "web_app_display_name_two_lines" {
 
 run "cli_app_display_name_too_long" {
   command = plan
-  variables { cli_app_display_name = join("", [for i in range(65) : "g"]) }
+  variables { cli_app_display_name = "GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG" }
   expect_failures = [var.cli_app_display_name]
 }

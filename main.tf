@@ -16,6 +16,12 @@ locals {
   module_folder = ".coder-modules/coder/goose"
   session_name  = var.session_name != "" ? var.session_name : "coder-${data.coder_workspace.me.id}"
 
+  # Tasks is what a template opts into (variable "task"); outside a task the
+  # provider reports a random ID and no prompt, and neither reaches a script.
+  task_enabled = var.task == null ? false : var.task.enabled == true
+  task_id      = local.task_enabled ? var.task.id : ""
+  task_prompt  = local.task_enabled ? (var.task.prompt == null ? "" : var.task.prompt) : ""
+
   extra_extensions = (
     var.additional_extensions == null ? {} :
     trimspace(var.additional_extensions) == "" ? {} :
@@ -55,7 +61,7 @@ locals {
       installer_url  = var.goose_installer_url
       provider       = var.goose_provider
       model          = var.goose_model
-      prompt         = var.ai_prompt
+      prompt         = local.task_prompt
       system_prompt  = var.system_prompt
       session_name   = local.session_name
       continue       = var.continue
@@ -96,14 +102,19 @@ check "agentapi_version_supports_persistence" {
 module "agentapi" {
   source = "./modules/agentapi"
 
-  agent_id      = var.agent_id
-  app_slug      = local.app_slug
-  display_name  = "Goose"
-  icon          = var.icon
-  order         = var.order
-  group         = var.group
-  web_app       = var.web_app
-  cli_app       = var.cli_app
+  agent_id     = var.agent_id
+  app_slug     = local.app_slug
+  display_name = "Goose"
+  task_id      = local.task_id
+  icon         = var.icon
+  order        = var.order
+  group        = var.group
+  web_app      = var.web_app
+  cli_app      = var.cli_app
+
+  web_app_display_name = var.web_app_display_name
+  cli_app_display_name = var.cli_app_display_name
+
   subdomain     = var.subdomain
   module_folder = local.module_folder
   agentapi_port = var.agentapi_port

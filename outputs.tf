@@ -1,5 +1,5 @@
 output "task_app_id" {
-  description = "The ID of the Goose web app, for coder_ai_task.app_id in a task template. Empty when no web app is created."
+  description = "The ID of the Goose web app, for coder_ai_task.app_id in a task template (with task = data.coder_task.me). Empty when no web app is created."
   value       = module.agentapi.task_app_id
 }
 
@@ -11,4 +11,14 @@ output "session_name" {
 output "module_directory" {
   description = "The folder, relative to $HOME, that holds the module's scripts, logs, state and PID files."
   value       = local.module_folder
+}
+
+output "start_script_id" {
+  description = "The ID of the module's one start coder_script (also its log source ID in Coder). To order it among other scripts (Coder v2.39+), name the module in a coder_script_order rule: run = [\"module.goose\"], phase = \"start\"."
+  value       = module.agentapi.start_script_id
+}
+
+output "stop_script_id" {
+  description = "The ID of the module's one stop coder_script (also its log source ID in Coder). To order it among other scripts (Coder v2.39+), name the module in a coder_script_order rule with phase = \"stop\"."
+  value       = module.agentapi.stop_script_id
 }

@@ -9,7 +9,7 @@ variable "agent_id" {
 }
 
 variable "folder" {
-  description = "Absolute path of the folder Goose works in. It is created when missing and must stay the same across restarts, or Goose asks to switch folders when it resumes."
+  description = "Absolute path of the folder Goose works in. The start creates it, empty, when it is missing (a clone step may fill it later: order the clone first, see the README), and it must stay the same across restarts, or Goose asks to switch folders when it resumes."
   type        = string
   default     = "/home/coder"
 
@@ -86,11 +86,34 @@ variable "goose_model" {
   }
 }
 
+variable "task" {
+  description = "Coder Tasks (Coder v2.29 and v2.34 extended-support releases; removed from v2.37): pass data.coder_task.me from a task template. Null (the default) is a plain workspace: no prompt is sent, the first message is typed into the chat, and the stop posts no task log snapshot. In a task (enabled = true) the prompt is delivered to Goose once, on the first start of the named session, the web app is always created, and the stop posts the task log snapshot. Other attributes of the object are ignored."
+  type = object({
+    enabled = bool
+    id      = string
+    prompt  = string
+  })
+  default = null
+
+  validation {
+    condition     = var.task == null || !try(var.task.enabled, false) || try(trimspace(var.task.id) != "", false)
+    error_message = "task.enabled is true but task.id is empty: pass the whole data.coder_task.me, which carries the task's ID."
+  }
+}
+
+# The input of versions before 5.0.0. It stays only to stop a template written
+# for them at plan time, so that no task loses its prompt or snapshot silently:
+# its validation is its whole use.
+# tflint-ignore: terraform_unused_declarations
 variable "ai_prompt" {
-  description = "The task prompt. It is delivered to Goose once, on the first start of the named session, and never again on a restart. In a task template pass data.coder_task.me.prompt."
+  description = "Removed in 5.0.0: set task = data.coder_task.me in a task template, and nothing in a plain workspace. Any value fails the plan with these instructions."
   type        = string
-  default     = ""
-  nullable    = false
+  default     = null
+
+  validation {
+    condition     = var.ai_prompt == null
+    error_message = "ai_prompt was removed in version 5.0.0 of the Goose module. In a Coder task template, replace `ai_prompt = data.coder_task.me.prompt` with `task = data.coder_task.me`: the module then delivers the prompt once, keeps the web app for the task page and posts the task log snapshot on stop. In a plain workspace, remove ai_prompt: Goose waits for the first message typed into the chat."
+  }
 }
 
 variable "system_prompt" {
@@ -167,7 +190,7 @@ variable "subdomain" {
 }
 
 variable "web_app" {
-  description = "Show the Goose chat as a web app in the dashboard. Always on in a Coder task, which needs it."
+  description = "Show the Goose chat as a web app in the dashboard. Always on in a Coder task (task.enabled), which needs it."
   type        = bool
   default     = true
 }
@@ -176,6 +199,28 @@ variable "cli_app" {
   description = "Add a terminal app that attaches to the running Goose session."
   type        = bool
   default     = false
+}
+
+variable "web_app_display_name" {
+  description = "The name of the Goose chat app in the dashboard."
+  type        = string
+  default     = "Goose"
+
+  validation {
+    condition     = can(regex("^[^\\n\\r\\x00]{1,64}$", var.web_app_display_name)) && trimspace(var.web_app_display_name) != ""
+    error_message = "web_app_display_name must be 1 to 64 characters on one line, not only spaces."
+  }
+}
+
+variable "cli_app_display_name" {
+  description = "The name of the Goose terminal app in the dashboard (cli_app = true)."
+  type        = string
+  default     = "Goose CLI"
+
+  validation {
+    condition     = can(regex("^[^\\n\\r\\x00]{1,64}$", var.cli_app_display_name)) && trimspace(var.cli_app_display_name) != ""
+    error_message = "cli_app_display_name must be 1 to 64 characters on one line, not only spaces."
+  }
 }
 
 variable "pre_install_script" {
@@ -237,7 +282,7 @@ variable "pid_file_path" {
 }
 
 variable "task_log_snapshot" {
-  description = "In a Coder task, upload the last chat messages to Coder when the workspace stops, so the chat stays readable while the task is paused."
+  description = "In a Coder task (task.enabled), upload the last chat messages to Coder when the workspace stops, so the chat stays readable while the task is paused."
   type        = bool
   default     = true
 }

@@ -25,12 +25,12 @@ export async function benchWorkspace(): Promise<BenchWorkspace> {
       folder: path.join(ws.home, "project"),
       goose_provider: "anthropic",
       goose_model: "claude-sonnet-4-5",
-      ai_prompt: "Summarise this project in one sentence.",
+      task: { enabled: true, id: taskId, prompt: "Summarise this project in one sentence." },
       install_goose: false,
       install_agentapi: false,
       agentapi_port: ws.port,
     },
-    { CODER_TASK_ID: taskId, CODER_WORKSPACE_ID: randomUUID(), CODER_AGENT_URL: `${coder.url}/` },
+    { CODER_WORKSPACE_ID: randomUUID(), CODER_AGENT_URL: `${coder.url}/` },
   );
   return {
     ws,

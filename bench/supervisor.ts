@@ -41,7 +41,7 @@ async function workspace(supervise: boolean) {
       folder: path.join(ws.home, "project"),
       goose_provider: "anthropic",
       goose_model: "claude-sonnet-4-5",
-      ai_prompt: "Summarise this project in one sentence.",
+      task: { enabled: true, id: randomUUID(), prompt: "Summarise this project in one sentence." },
       install_goose: false,
       install_agentapi: false,
       agentapi_port: ws.port,

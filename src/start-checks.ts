@@ -35,7 +35,14 @@ export async function prepareFolders(paths: ModulePaths, projectFolder: string):
   }
   await checkWritableTarget(paths.stateFile);
   await checkWritableTarget(paths.pidFile);
-  await mkdir(projectFolder, { recursive: true });
+  // A clone step that has not run yet (scripts run concurrently unless the
+  // template orders them) still finds an empty folder, which `git clone`
+  // accepts as its target; nothing is written into it here.
+  const created = await mkdir(projectFolder, { recursive: true });
+  if (created !== undefined)
+    log(
+      `folder ${projectFolder} did not exist; created it empty. If a clone step fills it, order Goose after the clone (see the README, "Ordering with other modules")`,
+    );
 }
 
 /** True when this module's AgentAPI already runs (a second start of the same workspace): nothing more to do. */

@@ -26,7 +26,7 @@ async function postSnapshot(taskId: string, port: number, timeoutMs: number): Pr
   const summary = `${snapshot.kept} message(s), ${Buffer.byteLength(snapshot.payload)} bytes${snapshot.truncated ? ", last message truncated" : ""}`;
   if (reply.status === 204) return `posted ${summary}`;
   if (reply.status === 404)
-    return "Coder answered 404: this deployment does not accept task log snapshots (an older Coder); skipped";
+    return "Coder answered 404: this deployment has no task log snapshot endpoint (a release from before it, or v2.37 and later, which removed Tasks); skipped";
   if (reply.status >= 300 && reply.status <= 399)
     return `posting the snapshot failed: Coder answered HTTP ${reply.status}, a redirect to ${redirectTarget(url, reply.headers.location)}, which is not followed: the agent token goes only to CODER_AGENT_URL (${base}). Check that CODER_AGENT_URL is the deployment's own address`;
   return `Coder answered HTTP ${reply.status} to the snapshot (${summary}): ${reply.body.slice(0, 300)}`;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The main job: play a Coder workspace's life with this module on this machine
-# (terraform apply of examples/task-template, the rendered start and stop
-# coder_scripts, real AgentAPI, the Goose test double) and report what survived.
+# (terraform apply of examples/workspace-template, or examples/task-template with
+# --task; the rendered start and stop coder_scripts, real AgentAPI, the Goose test
+# double) and report what survived.
 #
 #   npm run lifecycle                 # setup (cached after the first run), then one restart
+#   npm run lifecycle -- --task       # the same for a Coder task
 #   npm run lifecycle -- --restarts 3 --keep
 #   GOOSE_BIN=/abs/path/to/goose npm run lifecycle   # a real goose + the local model stub
 #   npm run lifecycle -- --help

@@ -55,6 +55,9 @@ step "terraform fmt" "$TF" fmt -check -recursive -diff
 for dir in "${TF_DIRS[@]}"; do
   step "terraform validate ($dir)" tf_validate "$TF" "$dir" "$CODER_PROVIDER_VERSION"
 done
+# The ordering example needs coder_script_order (provider 2.20), so it runs on the newest provider only.
+step "terraform validate (examples/ordered-template)" tf_validate "$TF" examples/ordered-template "$CODER_PROVIDER_NEWEST"
+step "terraform test (examples/ordered-template)" "$TF" -chdir=examples/ordered-template test -no-color
 step "terraform test (root)" "$TF" test -no-color -test-directory=test/terraform
 step "terraform test (modules/agentapi)" "$TF" -chdir=modules/agentapi test -no-color
 step "unit tests" npx vitest run --project unit

@@ -1,6 +1,12 @@
 # A Coder task template that runs Goose in AgentAPI and resumes the same Goose
 # session, with its chat history, every time the workspace starts again.
 #
+# Coder Tasks needs a Coder release that still has it: the v2.29 and v2.34
+# extended-support releases (Tasks was removed from v2.37). With provider 2.20
+# or newer, terraform plan warns that data "coder_task" and resource
+# "coder_ai_task" below are deprecated; those warnings point at this file, not
+# at the module. For a plain workspace, see ../workspace-template.
+#
 # It uses the module from this repository by local path. In your own template,
 # use the registry source and a version instead:
 #
@@ -10,8 +16,8 @@
 #     ...
 #   }
 #
-# `npm run lifecycle` applies this template on your machine (with -var overrides
-# for the port, the folder and the installs) and plays a workspace's life with it.
+# `npm run lifecycle -- --task` applies this template on your machine (with -var
+# overrides for the port, the folder and the installs) and plays a task's life with it.
 
 terraform {
   required_version = ">= 1.9"
@@ -141,9 +147,10 @@ module "goose" {
   goose_provider = var.goose_provider
   goose_model    = var.goose_model
 
-  # Delivered to Goose once, on the task's first start; a restart resumes the
-  # same Goose session instead of sending it again.
-  ai_prompt = data.coder_task.me.prompt
+  # The task's ID and prompt. The prompt is delivered to Goose once, on the
+  # task's first start; a restart resumes the same Goose session instead of
+  # sending it again. The ID is where the stop posts the task log snapshot.
+  task = data.coder_task.me
 
   system_prompt = <<-EOT
     You work in a Coder task. Report progress with the coder_report_task tool:

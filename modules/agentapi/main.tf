@@ -13,11 +13,14 @@ data "coder_workspace" "me" {}
 
 data "coder_workspace_owner" "me" {}
 
-data "coder_task" "me" {}
-
 locals {
+  # The layer reads no `data "coder_task"`: the calling module says whether
+  # this workspace is a task (provider 2.20 deprecates the data source, and a
+  # plain workspace must plan without its warnings).
+  task = var.task_id != ""
+
   # A task needs the web app: the task page embeds it.
-  web_app = var.web_app || data.coder_task.me.enabled
+  web_app = var.web_app || local.task
 
   # Path-based apps are served under this prefix; AgentAPI must know it to
   # link its chat assets. The agent ID stands in for the agent name, which
@@ -36,16 +39,14 @@ locals {
     pid_file       = var.pid_file_path
   }
 
-  # Outside a task the provider reports a random task ID, so the stop script
-  # gets an ID only when `enabled` says this workspace is a task.
   stop_layer = {
     module_folder = var.module_folder
     port          = var.agentapi_port
     state_file    = var.state_file_path
     pid_file      = var.pid_file_path
     task = {
-      enabled = data.coder_task.me.enabled
-      id      = data.coder_task.me.enabled ? data.coder_task.me.id : ""
+      enabled = local.task
+      id      = var.task_id
     }
   }
 
@@ -112,7 +113,7 @@ resource "coder_app" "web" {
 
   agent_id     = var.agent_id
   slug         = var.app_slug
-  display_name = var.display_name
+  display_name = var.web_app_display_name
   icon         = var.icon
   order        = var.order
   group        = var.group
@@ -131,7 +132,7 @@ resource "coder_app" "cli" {
 
   agent_id     = var.agent_id
   slug         = "${var.app_slug}-cli"
-  display_name = "${var.display_name} CLI"
+  display_name = var.cli_app_display_name
   icon         = var.icon
   order        = var.order
   group        = var.group

@@ -22,3 +22,13 @@ output "stop_script" {
   description = "The rendered stop coder_script."
   value       = local.stop_wrapper
 }
+
+output "start_script_id" {
+  description = "The ID of the start coder_script, which Coder also uses as the ID of its log source."
+  value       = coder_script.start.id
+}
+
+output "stop_script_id" {
+  description = "The ID of the stop coder_script, which Coder also uses as the ID of its log source."
+  value       = coder_script.stop.id
+}

@@ -18,8 +18,25 @@ variable "app_slug" {
 }
 
 variable "display_name" {
-  description = "The name of the agent shown on the apps and scripts."
+  description = "The name of the agent shown on its start and stop scripts: \"<name> (start)\", \"<name> (stop)\"."
   type        = string
+}
+
+variable "web_app_display_name" {
+  description = "The name of the web app in the dashboard (validated by the calling module)."
+  type        = string
+}
+
+variable "cli_app_display_name" {
+  description = "The name of the CLI app in the dashboard (validated by the calling module)."
+  type        = string
+}
+
+variable "task_id" {
+  description = "The ID of the Coder task this workspace runs, from the calling module; empty outside a task. In a task the web app is always created and the stop script gets the ID for the task log snapshot. The layer reads no data \"coder_task\" itself."
+  type        = string
+  default     = ""
+  nullable    = false
 }
 
 variable "icon" {
@@ -40,7 +57,7 @@ variable "group" {
 }
 
 variable "web_app" {
-  description = "Create the web app. It is always created in a Coder task, whose page embeds it."
+  description = "Create the web app. It is always created in a Coder task (task_id set), whose page embeds it."
   type        = bool
   default     = true
 }

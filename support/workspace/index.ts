@@ -14,7 +14,16 @@ export { type GooseMessage, gooseMessages, gooseSessionModes } from "./goose-db.
 export { freePort } from "./ports.js";
 export { killProcessesWithEnv, processesWithEnv, processState, umaskOf } from "./processes.js";
 export { type Certificate, gooseTarball, ReleaseMirror, sha256, throwawayCertificate } from "./release-mirror.js";
-export { type Rendered, renderExample, renderModule, resourceValues } from "./render.js";
+export {
+  CODER_TASK,
+  type PlanDiagnostic,
+  type PlanOptions,
+  planExample,
+  type Rendered,
+  renderExample,
+  renderModule,
+  resourceValues,
+} from "./render.js";
 export { GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
 export { machineRuntime, pathOffering, type ScriptRuntime, scriptRuntime } from "./runtime.js";
 export { Workspace } from "./workspace.js";

@@ -89,12 +89,20 @@ async function apply(
   return { resources: appliedResources(state.values?.root_module), outputs, warnings };
 }
 
-/** A terraform block that pins the coder provider to exactly tools.coderProviderVersion. */
-function coderProviderPin() {
-  return { required_providers: { coder: { source: "coder/coder", version: tools.coderProviderVersion } } };
+/** A terraform block that pins the coder provider to exactly `version` (default tools.coderProviderVersion). */
+function coderProviderPin(version = tools.coderProviderVersion) {
+  return { required_providers: { coder: { source: "coder/coder", version } } };
 }
 
 let fixtureDir: string | null = null;
+
+/**
+ * A module input that takes the template's `data "coder_task" "me"` whole, as
+ * a task template does (`task = data.coder_task.me`): renderModule then
+ * declares the data source, which the real provider fills from CODER_TASK_ID
+ * and CODER_TASK_PROMPT.
+ */
+export const CODER_TASK = "${data.coder_task.me}";
 
 /**
  * Applies a template that uses the module by local path, written as JSON so
@@ -108,6 +116,7 @@ export async function renderModule(
   fixtureDir ??= await scratchDir("tf");
   const config = {
     terraform: coderProviderPin(),
+    ...(Object.values(vars).includes(CODER_TASK) ? { data: { coder_task: { me: {} } } } : {}),
     module: { goose: { source: repoRoot, ...vars } },
     output: {
       task_app_id: { value: "${module.goose.task_app_id}" },
@@ -121,26 +130,103 @@ export async function renderModule(
 const MODULE_SOURCE_LINE = /^(\s*source\s*=\s*)"\.\.\/\.\."\s*$/m;
 
 /**
- * Applies examples/<name> as a template author would, from a copy in `dir`
- * so that init writes nothing (lock file, .terraform) into examples/. Only
- * the module source changes: "../.." becomes the path to this repository;
- * and an override file narrows the template's provider constraint to the
- * pinned version (Terraform merges required_providers from *_override files).
+ * Writes examples/<name> into `dir` as a template author would have it, so
+ * that init writes nothing (lock file, .terraform) into examples/. Only the
+ * module source changes: "../.." becomes the path to this repository; and an
+ * override file narrows the template's provider constraint to `provider`
+ * (Terraform merges required_providers from *_override files). `edit` may
+ * change the template's text first.
  */
-export async function renderExample(
+async function copyExample(
   name: string,
   dir: string,
-  vars: Record<string, string>,
-  coderEnv: Record<string, string>,
-): Promise<Rendered> {
+  provider = tools.coderProviderVersion,
+  edit: (template: string) => string = (t) => t,
+): Promise<void> {
   const file = path.join(repoRoot, "examples", name, "main.tf");
   const template = await readFile(file, "utf8");
   if (!MODULE_SOURCE_LINE.test(template))
     throw new Error(`${path.relative(repoRoot, file)} has no \`source = "../.."\` line for the module`);
   await writeFile(
     path.join(dir, "main.tf"),
-    template.replace(MODULE_SOURCE_LINE, `$1"${path.relative(dir, repoRoot)}"`),
+    edit(template).replace(MODULE_SOURCE_LINE, `$1"${path.relative(dir, repoRoot)}"`),
   );
-  await writeFile(path.join(dir, "coder_provider_override.tf.json"), JSON.stringify({ terraform: coderProviderPin() }));
+  await writeFile(
+    path.join(dir, "coder_provider_override.tf.json"),
+    JSON.stringify({ terraform: coderProviderPin(provider) }),
+  );
+}
+
+/** Applies examples/<name> as a template author would, from a copy in `dir` (see copyExample). */
+export async function renderExample(
+  name: string,
+  dir: string,
+  vars: Record<string, string>,
+  coderEnv: Record<string, string>,
+): Promise<Rendered> {
+  await copyExample(name, dir);
   return withScripts(await apply(dir, coderEnv, vars));
+}
+
+/** One diagnostic of `terraform plan -json`, its file resolved to an absolute path. */
+export interface PlanDiagnostic {
+  severity: "error" | "warning";
+  summary: string;
+  detail: string;
+  /** Absolute path of the file the diagnostic points at; null when it points at none. */
+  file: string | null;
+  line: number | null;
+}
+
+export interface PlanOptions {
+  /** The coder provider release to plan with, exactly. */
+  provider: string;
+  /** What the provider reads, for example CODER_TASK_ID and CODER_TASK_PROMPT. */
+  coderEnv?: Record<string, string>;
+  /** Changes the template's text before it is planned. */
+  edit?: (template: string) => string;
+}
+
+/**
+ * `terraform init` and `terraform plan -json` of examples/<name>, copied into
+ * `dir` as renderExample does, with exactly the given provider: the plan's
+ * exit code and every diagnostic it printed.
+ */
+export async function planExample(
+  name: string,
+  dir: string,
+  opts: PlanOptions,
+): Promise<{ code: number; diagnostics: PlanDiagnostic[] }> {
+  await copyExample(name, dir, opts.provider, opts.edit);
+  const env = { ...process.env, ...opts.coderEnv, TF_IN_AUTOMATION: "1" };
+  const init = await run(tools.terraform, ["init", "-input=false", "-no-color"], { cwd: dir, env, timeoutMs: 180_000 });
+  if (init.code !== 0) throw new Error(`terraform init exited ${init.code}:\n${tail(init.stdout, 40)}\n${init.stderr}`);
+  const plan = await run(tools.terraform, ["plan", "-json", "-input=false", "-lock=false"], {
+    cwd: dir,
+    env,
+    timeoutMs: 180_000,
+  });
+  const diagnostics: PlanDiagnostic[] = [];
+  for (const line of plan.stdout.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    const event = JSON.parse(line) as {
+      type?: string;
+      diagnostic?: {
+        severity: "error" | "warning";
+        summary: string;
+        detail?: string;
+        range?: { filename: string; start: { line: number } };
+      };
+    };
+    if (event.type !== "diagnostic" || !event.diagnostic) continue;
+    const d = event.diagnostic;
+    diagnostics.push({
+      severity: d.severity,
+      summary: d.summary,
+      detail: d.detail ?? "",
+      file: d.range ? path.resolve(dir, d.range.filename) : null,
+      line: d.range?.start.line ?? null,
+    });
+  }
+  return { code: plan.code, diagnostics };
 }

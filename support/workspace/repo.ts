@@ -55,6 +55,13 @@ export const tools = {
   get agentapiOldVersion() {
     return required("AGENTAPI_VERSION_OLD");
   },
+  /** The newest and the oldest coder provider release in the local mirror (.tools/providers). */
+  get coderProviderNewest() {
+    return required("CODER_PROVIDER_NEWEST");
+  },
+  get coderProviderOldest() {
+    return required("CODER_PROVIDER_OLDEST");
+  },
   /** The coder provider release every render pins (the newest, unless a matrix cell sets another). */
   get coderProviderVersion() {
     return required("CODER_PROVIDER_VERSION");

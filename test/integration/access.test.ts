@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { coderAgentEnv, gooseSessionModes, resourceValues, tools } from "../../support/workspace/index.js";
-import { expectOk, newWorkspace, render, SESSION, savedState, start, stop } from "./scenario.js";
+import { expectOk, newWorkspace, PLAIN, render, SESSION, savedState, start, stop } from "./scenario.js";
 
 const ACCESS_URL = "https://coder.example.test";
 const APP_HOST = "*.apps.example.test";
@@ -21,7 +21,7 @@ function hostOf(url: string): string {
 async function startedWorkspace(agentapi: string, vars: Record<string, unknown> = {}, agentEnv = {}) {
   const ws = await newWorkspace();
   ws.setEnv(agentEnv);
-  const rendered = await render(ws, { ai_prompt: "", ...vars }, { CODER_AGENT_URL: ACCESS_URL });
+  const rendered = await render(ws, { ...PLAIN, ...vars }, { CODER_AGENT_URL: ACCESS_URL });
   const started = await start(ws, rendered, agentapi);
   await ws.waitStable();
   const app = resourceValues(rendered, "module.goose.module.agentapi.coder_app.web[0]");

@@ -57,7 +57,11 @@ describe("rendered coder_scripts", () => {
   beforeAll(async () => {
     rendered = await renderModule({
       ...base,
-      ai_prompt: "Fix the flaky test in ci.yml and open a pull request.",
+      task: {
+        enabled: true,
+        id: "2d1c0b9a-8e7f-4a6b-9c5d-3e2f1a0b9c8d",
+        prompt: "Fix the flaky test in ci.yml and open a pull request.",
+      },
       system_prompt: "Be concise.",
     });
   });
@@ -91,7 +95,9 @@ describe("rendered coder_scripts", () => {
   it("refuses at plan time a prompt that would push the script past the limit", async () => {
     // Random text does not compress, unlike a real prompt.
     const random = randomBytes(60_000).toString("base64");
-    await expect(renderModule({ ...base, ai_prompt: random })).rejects.toThrow(/128 KiB limit/);
+    await expect(
+      renderModule({ ...base, task: { enabled: true, id: "2d1c0b9a-8e7f-4a6b-9c5d-3e2f1a0b9c8d", prompt: random } }),
+    ).rejects.toThrow(/128 KiB limit/);
   });
 });
 

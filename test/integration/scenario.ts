@@ -9,7 +9,16 @@ import { afterEach, expect, onTestFinished } from "vitest";
 import { type Rendered, type RunResult, readCmdline, renderModule, Workspace } from "../../support/workspace/index.js";
 
 export const WORKSPACE_ID = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b";
+export const TASK_ID = "0b7e5c1a-6d2f-4f3e-9a8b-7c6d5e4f3a2b";
 export const PROMPT = "Fix the flaky login test and open a pull request.";
+
+/** The module's `task` input for a task whose prompt is `prompt` (a template passes data.coder_task.me). */
+export function task(prompt: string, id = TASK_ID): { task: { enabled: true; id: string; prompt: string } } {
+  return { task: { enabled: true, id, prompt } };
+}
+
+/** The module's `task` input of a plain workspace: no task, no prompt. */
+export const PLAIN = { task: null };
 export const SESSION = "goose-task";
 
 const workspaces: Workspace[] = [];
@@ -28,7 +37,10 @@ export async function newWorkspace(): Promise<Workspace> {
   return ws;
 }
 
-/** The module as a template author would use it, with the binaries taken from PATH. */
+/**
+ * The module as a template author would use it, with the binaries taken from
+ * PATH: by default a task with PROMPT (pass PLAIN for a plain workspace).
+ */
 export function render(
   ws: Workspace,
   vars: Record<string, unknown> = {},
@@ -43,7 +55,7 @@ export function render(
       install_agentapi: false,
       agentapi_port: ws.port,
       folder: path.join(ws.home, "project"),
-      ai_prompt: PROMPT,
+      ...task(PROMPT),
       session_name: SESSION,
       ...vars,
     }),

@@ -34,6 +34,7 @@ import {
   render,
   SESSION,
   stop,
+  task,
   WORKSPACE_ID,
   waitTurns,
 } from "./scenario.js";
@@ -595,7 +596,7 @@ describe("start script", () => {
     const hostile = `it's "quoted" $(touch PWNED) \`touch PWNED2\` ; touch PWNED3 && echo \\$HOME %s héllo — 日本語 🚀`;
     const prompt = `${hostile}\nsecond line with 'single' and "double"\n\n  indented; touch PWNED3\n`;
     const folder = path.join(ws.home, `dir ${hostile}`);
-    const rendered = await render(ws, { ai_prompt: prompt, folder, session_name: "task.hostile_1" });
+    const rendered = await render(ws, { ...task(prompt), folder, session_name: "task.hostile_1" });
 
     expectOk(await ws.runScript(rendered.start), "start script");
     await waitTurns(ws, 1);

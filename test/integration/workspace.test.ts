@@ -17,6 +17,7 @@ import {
   launchRecord,
   newWorkspace,
   output,
+  PLAIN,
   PROMPT,
   render,
   savedState,
@@ -300,8 +301,8 @@ describe("smaller defects", () => {
 
   it("switching session_name alpha → beta → alpha never shows beta's chat in alpha's dashboard", async () => {
     const ws = await newWorkspace();
-    const alpha = await render(ws, { session_name: "alpha", ai_prompt: "" });
-    const beta = await render(ws, { session_name: "beta", ai_prompt: "" });
+    const alpha = await render(ws, { session_name: "alpha", ...PLAIN });
+    const beta = await render(ws, { session_name: "beta", ...PLAIN });
     await start(ws, alpha);
     await ws.send("a message for alpha");
     await stop(ws, alpha);

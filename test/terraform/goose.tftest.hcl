@@ -36,7 +36,7 @@ run "settings_reach_the_rendered_scripts" {
   command = plan
 
   variables {
-    ai_prompt = "fix the bug"
+    task = { enabled = true, id = "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10", prompt = "fix the bug" }
   }
 
   assert {
@@ -49,7 +49,7 @@ run "settings_reach_the_rendered_scripts" {
   }
   assert {
     condition     = module.agentapi.start_settings.agent.goose.prompt == "fix the bug"
-    error_message = "ai_prompt must reach the start settings"
+    error_message = "a task's prompt must reach the start settings"
   }
   assert {
     condition     = !strcontains(module.agentapi.start_script, "fix the bug")
@@ -92,21 +92,24 @@ run "persistence_off_reaches_the_start_script" {
   }
 }
 
-run "no_web_app_outside_a_task" {
+run "plain_workspace_without_web_app" {
   command = plan
 
   variables {
     web_app = false
   }
 
-  override_data {
-    target = module.agentapi.data.coder_task.me
-    values = { enabled = false, id = "", prompt = "" }
-  }
-
   assert {
     condition     = output.task_app_id == ""
-    error_message = "web_app = false outside a task must create no web app"
+    error_message = "web_app = false in a plain workspace must create no web app"
+  }
+  assert {
+    condition     = !module.agentapi.stop_settings.layer.task.enabled && module.agentapi.stop_settings.layer.task.id == ""
+    error_message = "a plain workspace (task = null) must give the stop script no task"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.prompt == ""
+    error_message = "a plain workspace must send no prompt"
   }
 }
 
@@ -115,11 +118,7 @@ run "task_forces_the_web_app" {
 
   variables {
     web_app = false
-  }
-
-  override_data {
-    target = module.agentapi.data.coder_task.me
-    values = { enabled = true, id = "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10", prompt = "do it" }
+    task    = { enabled = true, id = "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10", prompt = "do it" }
   }
 
   assert {
@@ -130,19 +129,32 @@ run "task_forces_the_web_app" {
     condition     = module.agentapi.stop_settings.layer.task.enabled && module.agentapi.stop_settings.layer.task.id == "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10"
     error_message = "the stop script must know the task id in a task"
   }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.prompt == "do it"
+    error_message = "the task's prompt must reach the start script"
+  }
 }
 
-run "outside_a_task_the_stop_script_gets_no_task_id" {
+# data.coder_task.me outside a task: enabled = false, a random ID, no prompt.
+run "a_task_template_outside_a_task_is_a_plain_workspace" {
   command = plan
 
-  override_data {
-    target = module.agentapi.data.coder_task.me
-    values = { enabled = false, id = "0d6b7d56-2a9c-4d3b-8c86-1f0f6a2b9e44", prompt = "" }
+  variables {
+    web_app = false
+    task    = { enabled = false, id = "0d6b7d56-2a9c-4d3b-8c86-1f0f6a2b9e44", prompt = "left over" }
   }
 
   assert {
     condition     = !module.agentapi.stop_settings.layer.task.enabled && module.agentapi.stop_settings.layer.task.id == ""
     error_message = "the provider's random id outside a task must not reach the stop script"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.prompt == ""
+    error_message = "outside a task no prompt may reach Goose"
+  }
+  assert {
+    condition     = output.task_app_id == ""
+    error_message = "outside a task web_app = false must hold"
   }
 }
 
@@ -230,19 +242,6 @@ run "stop_bounds_reach_the_stop_script" {
   assert {
     condition     = module.agentapi.stop_settings.agent.timeouts.turn_ms == 2000 && module.agentapi.stop_settings.agent.timeouts.term_ms == 20000
     error_message = "the stop bounds must reach the stop script in milliseconds"
-  }
-}
-
-run "null_prompt_is_an_empty_prompt" {
-  command = plan
-
-  variables {
-    ai_prompt = null
-  }
-
-  assert {
-    condition     = module.agentapi.start_settings.agent.goose.prompt == ""
-    error_message = "a null ai_prompt (a template outside a task) must mean no prompt"
   }
 }
 

@@ -345,3 +345,43 @@ run "allowed_origin_hostile" {
   variables { agentapi_allowed_origins = ["https://a.example\nAGENTAPI_ALLOWED_HOSTS=*"] }
   expect_failures = [var.agentapi_allowed_origins]
 }
+
+# A template written for versions before 5.0.0 stops at plan time, whatever the
+# prompt: a task that planned on would lose its snapshot without a word.
+run "ai_prompt_from_a_task" {
+  command = plan
+  variables { ai_prompt = "Fix the flaky test." }
+  expect_failures = [var.ai_prompt]
+}
+
+run "ai_prompt_empty_outside_a_task" {
+  command = plan
+  variables { ai_prompt = "" }
+  expect_failures = [var.ai_prompt]
+}
+
+run "task_enabled_without_an_id" {
+  command = plan
+  variables {
+    task = { enabled = true, id = " ", prompt = "do it" }
+  }
+  expect_failures = [var.task]
+}
+
+run "web_app_display_name_empty" {
+  command = plan
+  variables { web_app_display_name = " " }
+  expect_failures = [var.web_app_display_name]
+}
+
+run "web_app_display_name_two_lines" {
+  command = plan
+  variables { web_app_display_name = "Goose\nchat" }
+  expect_failures = [var.web_app_display_name]
+}
+
+run "cli_app_display_name_too_long" {
+  command = plan
+  variables { cli_app_display_name = "GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG" }
+  expect_failures = [var.cli_app_display_name]
+}

@@ -1,5 +1,6 @@
 // Plays a Coder workspace's life on this machine with the workspace simulator
-// (support/workspace): `terraform apply` of examples/task-template with the
+// (support/workspace): `terraform apply` of examples/workspace-template (a
+// plain workspace, the default) or examples/task-template (a task) with the
 // real coder provider, the rendered start and stop coder_scripts run as the
 // Coder agent runs them, real AgentAPI, the Goose test double (or a real goose:
 // --goose / GOOSE_BIN, by default talking to the local model stub), and the
@@ -28,9 +29,18 @@ import {
   Workspace,
   waitFor,
 } from "../../support/workspace/index.js";
-import { type CycleRecord, judge, type LifecycleReport, type PhaseName } from "./report.js";
+import { type CycleRecord, judge, type LifecycleMode, type LifecycleReport, type PhaseName } from "./report.js";
+
+/** The example each mode applies. */
+const TEMPLATES: Record<LifecycleMode, string> = { plain: "workspace-template", task: "task-template" };
 
 export interface LifecycleOptions {
+  /**
+   * Play a task (examples/task-template: the task prompt on the first start, a
+   * log snapshot on every stop) instead of a plain workspace
+   * (examples/workspace-template: the first message typed into the chat).
+   */
+  task?: boolean;
   /** How many times the workspace starts again after the first start (default 1). */
   restarts?: number;
   /** Keep the throwaway folder and any process still running, for inspection. */
@@ -46,7 +56,7 @@ export interface LifecycleOptions {
    */
   provider?: string;
   model?: string;
-  /** The task prompt (CODER_TASK_PROMPT). */
+  /** The task prompt (CODER_TASK_PROMPT), or the plain workspace's first message typed into the chat. */
   prompt?: string;
   /** AgentAPI binary (default: AGENTAPI_BIN_NEW from .tools/env.sh). */
   agentapi?: string;
@@ -71,6 +81,8 @@ export class LifecycleError extends Error {
 
 const DEFAULT_PROMPT =
   "Create a file named NOTES.md in this folder that says what this task is about, then reply with one short sentence.";
+const DEFAULT_FIRST_MESSAGE =
+  "Create a file named NOTES.md in this folder that lists what you can help with here, then reply with one short sentence.";
 const FOLLOW_UP = "What have you done so far? Answer in one short sentence.";
 const WORKSPACE_NAME = "lifecycle";
 const OWNER = "developer";
@@ -79,8 +91,10 @@ const STOP_LINES = /goose-module: (save|snapshot|turn|state|phase |stop finished
 
 /** What a run is made of, settled before anything starts. */
 interface Plan {
+  mode: LifecycleMode;
   restarts: number;
   keep: boolean;
+  /** The task prompt, or the plain workspace's first message. */
   prompt: string;
   goose: GooseUnderTest;
   agentapi: string;
@@ -97,7 +111,7 @@ interface Plan {
 interface RunDirs {
   runDir: string;
   home: string;
-  /** The copy of examples/task-template that terraform applies. */
+  /** The copy of the example template that terraform applies. */
   tfDir: string;
 }
 
@@ -131,18 +145,28 @@ export async function runLifecycle(options: LifecycleOptions = {}): Promise<Life
   return report;
 }
 
-/** Render, a cold start with the task prompt, a follow-up and a stop; then each restart, a message and a stop. */
+/**
+ * Render, a cold start (a task's prompt, or a plain workspace's first message
+ * typed into the chat), a follow-up and a stop; then each restart, a message
+ * and a stop.
+ */
 async function playLifecycle(run: Run): Promise<LifecycleReport> {
   const versions = await step("check the binaries", () => checkBinaries(run));
-  const template = await step("render: terraform apply examples/task-template", () => renderTemplate(run));
-  run.say(
-    `start #0: task prompt ${JSON.stringify(run.prompt.length > 60 ? `${run.prompt.slice(0, 57)}...` : run.prompt)}`,
+  const template = await step(`render: terraform apply examples/${TEMPLATES[run.mode]}`, () => renderTemplate(run));
+  const quoted = JSON.stringify(run.prompt.length > 60 ? `${run.prompt.slice(0, 57)}...` : run.prompt);
+  run.say(`start #0: ${run.mode === "task" ? `task prompt ${quoted}` : `plain workspace; first message ${quoted}`}`);
+  const first = await step(
+    `start: run the start script (cold start${run.mode === "task" ? " with the task prompt" : ""})`,
+    () => startCycle(run, template, 0, 0),
   );
-  const first = await step("start: run the start script (cold start with the task prompt)", () =>
-    startCycle(run, template, 0, 0),
-  );
+  if (run.mode === "plain")
+    await step("converse: type the first message into the chat", () =>
+      converse(run, first, run.prompt, "first message answered"),
+    );
   const cycles = [first];
-  await step("converse: follow-up message through AgentAPI", () => converse(run, first, FOLLOW_UP));
+  await step("converse: follow-up message through AgentAPI", () =>
+    converse(run, first, FOLLOW_UP, "follow-up answered"),
+  );
   await step("stop #0: run the stop script", () => stopCycle(run, template, first));
   for (let i = 1; i <= run.restarts; i++) {
     const previous = cycles[cycles.length - 1] as CycleRecord;
@@ -168,6 +192,7 @@ async function step<T>(name: string, body: () => Promise<T>): Promise<T> {
 }
 
 function planRun(options: LifecycleOptions, began: number): Plan {
+  const mode: LifecycleMode = options.task ? "task" : "plain";
   const restarts = options.restarts ?? 1;
   if (!Number.isInteger(restarts) || restarts < 0)
     throw new LifecycleError("options", `restarts must be a whole number >= 0, not ${restarts}`);
@@ -176,9 +201,10 @@ function planRun(options: LifecycleOptions, began: number): Plan {
   if (!existsSync(agentapi)) throw new Error(`the AgentAPI binary ${agentapi} does not exist`);
   const log = options.logger ?? (() => undefined);
   return {
+    mode,
     restarts,
     keep: Boolean(options.keep),
-    prompt: options.prompt ?? DEFAULT_PROMPT,
+    prompt: options.prompt ?? (mode === "task" ? DEFAULT_PROMPT : DEFAULT_FIRST_MESSAGE),
     goose,
     agentapi,
     provider: options.provider ?? goose.provider ?? "anthropic",
@@ -285,7 +311,7 @@ async function renderTemplate(run: Run): Promise<Template> {
     goose_provider: run.provider,
     goose_model: run.model,
   };
-  const rendered = await renderExample("task-template", run.tfDir, vars, {
+  const rendered = await renderExample(TEMPLATES[run.mode], run.tfDir, vars, {
     CODER_AGENT_URL: `${run.coder.url}/`,
     CODER_AGENT_TOKEN: run.coder.token,
     CODER_WORKSPACE_ID: run.workspaceId,
@@ -294,14 +320,21 @@ async function renderTemplate(run: Run): Promise<Template> {
     CODER_WORKSPACE_OWNER_NAME: "Lifecycle Developer",
     CODER_WORKSPACE_OWNER_EMAIL: "developer@example.com",
     CODER_WORKSPACE_TRANSITION: "start",
-    CODER_TASK_ID: run.taskId,
-    CODER_TASK_PROMPT: run.prompt,
+    ...(run.mode === "task" ? { CODER_TASK_ID: run.taskId, CODER_TASK_PROMPT: run.prompt } : {}),
   });
   for (const warning of rendered.warnings) run.say(`render: terraform ${warning.trim()}`);
-  const task = resourceValues(rendered, "data.coder_task.me");
-  if (task.enabled !== true || task.id !== run.taskId)
-    throw new Error(`data.coder_task.me is not this task (enabled=${task.enabled}, id=${task.id})`);
-  if (!resourceValues(rendered, "coder_ai_task.task[0]").app_id) throw new Error("coder_ai_task.task has no app_id");
+  if (run.mode === "task") {
+    const task = resourceValues(rendered, "data.coder_task.me");
+    if (task.enabled !== true || task.id !== run.taskId)
+      throw new Error(`data.coder_task.me is not this task (enabled=${task.enabled}, id=${task.id})`);
+    if (!resourceValues(rendered, "coder_ai_task.task[0]").app_id) throw new Error("coder_ai_task.task has no app_id");
+  } else {
+    const tasky = rendered.resources.filter((r) => /(^|\.)(data\.coder_task|coder_ai_task)\./.test(r.address));
+    if (tasky.length > 0)
+      throw new Error(
+        `a plain workspace must not read Tasks, but the state has ${tasky.map((r) => r.address).join(", ")}`,
+      );
+  }
   // The agent's own env block reaches its scripts too.
   const agentEnv = (resourceValues(rendered, "coder_agent.main").env as Record<string, unknown> | null) ?? {};
   run.ws.setEnv(Object.fromEntries(Object.entries(agentEnv).map(([k, v]) => [k, String(v)])));
@@ -364,8 +397,9 @@ async function startCycle(run: Run, template: Template, index: number, expectRes
   run.say(
     `${phase} #${index}: start script exited 0 in ${script.ms} ms (${mode} start); waiting for the chat to be stable`,
   );
-  if (index === 0) await waitForPromptReply(run);
-  else await waitForRestoredChat(run, expectRestored);
+  if (index > 0) await waitForRestoredChat(run, expectRestored);
+  else if (run.mode === "task") await waitForPromptReply(run);
+  else await waitForIdleChat(run);
   const sessions = await run.ws.sessionsNamed(template.sessionName);
   const cycle: CycleRecord = {
     index,
@@ -400,6 +434,13 @@ async function waitForPromptReply(run: Run): Promise<void> {
   );
 }
 
+/** A plain workspace sends nothing by itself: Goose waits, idle, for the first message. */
+async function waitForIdleChat(run: Run): Promise<void> {
+  await run.ws.waitStable();
+  const replies = await run.ws.replies();
+  if (replies !== 0) throw new Error(`Goose answered ${replies} time(s) before anyone typed into the chat`);
+}
+
 async function waitForRestoredChat(run: Run, expected: number): Promise<void> {
   await run.ws.waitStable();
   // AgentAPI loads the saved chat once Goose's prompt shows. A shorter chat is
@@ -411,13 +452,12 @@ async function waitForRestoredChat(run: Run, expected: number): Promise<void> {
   ).catch(() => undefined);
 }
 
-async function converse(run: Run, cycle: CycleRecord, message: string): Promise<void> {
+async function converse(run: Run, cycle: CycleRecord, message: string, what = "answered"): Promise<void> {
   const t0 = Date.now();
   await run.ws.send(message);
-  cycle.phases.converse = Date.now() - t0;
-  run.say(
-    `converse #${cycle.index}: ${cycle.index === 0 ? "follow-up answered" : "answered"} in ${cycle.phases.converse} ms; ${(await run.ws.messages()).length} message(s) in the chat`,
-  );
+  const ms = Date.now() - t0;
+  cycle.phases.converse = (cycle.phases.converse ?? 0) + ms;
+  run.say(`converse #${cycle.index}: ${what} in ${ms} ms; ${(await run.ws.messages()).length} message(s) in the chat`);
 }
 
 async function stopCycle(run: Run, template: Template, cycle: CycleRecord): Promise<void> {
@@ -447,12 +487,15 @@ async function buildReport(
   cycles: CycleRecord[],
 ): Promise<LifecycleReport> {
   const leftAfterStop = await run.ws.processes();
-  // Any user turn that carries the prompt counts, however it arrived
-  // (instructions file, typed, pasted); Goose's hidden <turn-context> rows never do.
+  // Any user turn that carries the prompt (or the first message) counts, however
+  // it arrived (instructions file, typed, pasted); Goose's hidden
+  // <turn-context> rows never do.
   const promptDeliveries = await run.ws.deliveries((text) => text.includes(run.prompt.trim()));
   const stub = run.ws.modelStub;
   const report: LifecycleReport = {
     ok: false,
+    mode: run.mode,
+    template: `examples/${TEMPLATES[run.mode]}`,
     checks: [],
     runDir: run.runDir,
     home: run.home,

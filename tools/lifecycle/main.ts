@@ -7,15 +7,19 @@ import { formatReport } from "./report.js";
 
 const USAGE = `Usage: npm run lifecycle -- [options]
 
-Applies examples/task-template with the real Coder provider, then runs the
-rendered start and stop coder_scripts as the Coder agent does, in a throwaway
-HOME, against real AgentAPI and the Goose test double (or a real goose): start
-with a task prompt, a follow-up message, stop (with a local endpoint receiving
-the task log snapshot), then start again and check that the same Goose session,
-its chat history and a single delivery of the prompt survive. Deliveries and
-replies are counted in Goose's own database (sessions.db).
+Applies examples/workspace-template (a plain workspace) with the real Coder
+provider, then runs the rendered start and stop coder_scripts as the Coder
+agent does, in a throwaway HOME, against real AgentAPI and the Goose test
+double (or a real goose): start, the first message typed into the chat, a
+follow-up, stop, then start again and check that the same Goose session and
+its chat history survive and that nothing is sent again. With --task it plays
+a Coder task from examples/task-template instead: the task prompt on the
+first start, and a local endpoint receiving the task log snapshot on every
+stop. Deliveries and replies are counted in Goose's own database (sessions.db).
 
 Options:
+  --task            play a Coder task (examples/task-template) instead of a
+                    plain workspace
   --restarts N      how many times to start again after the first start (default 1)
   --keep            keep the throwaway folder (.tmp/lifecycle-*) and any process
                     still running, for inspection
@@ -29,13 +33,15 @@ Options:
                     never calls it; openai with a real goose)
   --model NAME      Goose model (default: claude-sonnet-4-5 with the double;
                     gpt-4o with a real goose)
-  --prompt TEXT     the task prompt
+  --prompt TEXT     the task prompt (--task), or the first message typed into
+                    the plain workspace's chat
   -h, --help        show this help
 
 Exit status: 0 when every resume guarantee holds; 1 when a step fails (the
 step is named) or a guarantee does not hold; 2 for a usage error.`;
 
 interface Cli {
+  task: boolean;
   restarts: number;
   keep: boolean;
   goose?: string;
@@ -45,7 +51,7 @@ interface Cli {
 }
 
 function parseArgs(argv: string[]): Cli | "help" {
-  const cli: Cli = { restarts: 1, keep: false };
+  const cli: Cli = { task: false, restarts: 1, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] =
@@ -64,6 +70,9 @@ function parseArgs(argv: string[]): Cli | "help" {
         return "help";
       case "--keep":
         cli.keep = true;
+        break;
+      case "--task":
+        cli.task = true;
         break;
       case "--restarts": {
         const text = value();
@@ -116,6 +125,7 @@ async function main(): Promise<number> {
 
   try {
     const report = await runLifecycle({
+      task: cli.task,
       restarts: cli.restarts,
       keep: cli.keep,
       goose: cli.goose,

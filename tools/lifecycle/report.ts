@@ -5,6 +5,9 @@ import { repoRoot, type SnapshotPost } from "../../support/workspace/index.js";
 
 export type PhaseName = "render" | "start" | "converse" | "stop" | "restart";
 
+/** A plain workspace (the default) or a Coder task (--task). */
+export type LifecycleMode = "plain" | "task";
+
 export interface CycleSnapshot extends SnapshotPost {
   /** Which stop sent it (0 = the stop after the first start). */
   stop: number;
@@ -43,6 +46,9 @@ export interface Check {
 
 export interface LifecycleReport {
   ok: boolean;
+  mode: LifecycleMode;
+  /** The example applied, relative to the repository. */
+  template: string;
   checks: Check[];
   runDir: string;
   home: string;
@@ -50,7 +56,9 @@ export interface LifecycleReport {
   port: number;
   coderUrl: string;
   workspaceId: string;
+  /** The task's ID (a task), or the one a task would have had (plain: never sent anywhere). */
   taskId: string;
+  /** The task prompt, or the plain workspace's first message. */
   prompt: string;
   goose: { kind: "double" | "real"; path: string; version: string };
   agentapi: { path: string; version: string };
@@ -61,7 +69,7 @@ export interface LifecycleReport {
   model: string;
   /** The local model stub a real goose talked to (null: the double, or a real provider). */
   modelStub: { url: string; requests: number } | null;
-  /** How many user-visible user messages in Goose's database carry the task prompt. */
+  /** How many user-visible user messages in Goose's database carry the prompt (or the first message). */
   promptDeliveries: number;
   snapshots: CycleSnapshot[];
   /** render is once; the others are per cycle, see cycles[].phases. */
@@ -103,21 +111,27 @@ export function judge(report: LifecycleReport): Check[] {
             .map((r, i) => `#${i + 1}: ${r.before} before stop -> ${r.after} after restart -> ${r.grown}`)
             .join("; "),
   });
+  const task = report.mode === "task";
   checks.push({
-    name: "task prompt delivered exactly once",
+    name: task ? "task prompt delivered exactly once" : "first message delivered exactly once, nothing re-sent",
     ok: report.promptDeliveries === 1,
     detail: `delivered ${report.promptDeliveries} time(s) (user messages in Goose's database)`,
   });
-  const snapOk = cycles.every(
-    (c) =>
-      c.snapshot &&
-      c.snapshot.messages > 0 &&
-      c.snapshot.tokenMatched &&
-      c.snapshot.taskId === report.taskId &&
-      c.snapshot.format === "agentapi",
-  );
+  const snapOk = task
+    ? cycles.every(
+        (c) =>
+          c.snapshot &&
+          c.snapshot.messages > 0 &&
+          c.snapshot.tokenMatched &&
+          c.snapshot.taskId === report.taskId &&
+          c.snapshot.format === "agentapi",
+      )
+    : cycles.every(
+        (c) =>
+          !c.snapshot && c.stopLines.some((l) => l.includes("snapshot skipped: this workspace is not a Coder task")),
+      );
   checks.push({
-    name: "task log snapshot posted on every stop",
+    name: task ? "task log snapshot posted on every stop" : "no task log snapshot posted, and every stop says so",
     ok: snapOk,
     detail: cycles
       .map((c) =>
@@ -159,7 +173,10 @@ export function formatReport(report: LifecycleReport): string {
   const sameId = ids[0] !== null && ids.every((id) => id === ids[0]);
   out.push("");
   out.push("==== Goose module lifecycle report ====");
-  out.push(`template        examples/task-template (terraform apply, real coder provider)`);
+  out.push(
+    `mode            ${report.mode === "task" ? "task (--task): the task prompt on the first start, a log snapshot on every stop" : "plain workspace (the default): the first message typed into the chat"}`,
+  );
+  out.push(`template        ${report.template} (terraform apply, real coder provider)`);
   out.push(
     `agent           ${report.goose.kind === "double" ? "Goose test double" : "goose"} ${report.goose.version} in AgentAPI ${report.agentapi.version}`,
   );
@@ -182,10 +199,12 @@ export function formatReport(report: LifecycleReport): string {
       `  restart #${c.index}     ${c.mode} start, session ${c.sessionId ?? "none"}: ${before} before stop -> ${c.messagesAfterStart} after restart -> ${c.messagesBeforeStop} after one more message`,
     );
   }
-  out.push(`prompt          delivered ${report.promptDeliveries} time(s) in total (user messages in Goose's database)`);
+  out.push(
+    `${report.mode === "task" ? "prompt         " : "first message  "} delivered ${report.promptDeliveries} time(s) in total (user messages in Goose's database)`,
+  );
   for (const c of report.cycles) {
     out.push(
-      `snapshot #${c.index}     ${c.snapshot ? `posted on stop: ${c.snapshot.messages} message(s), ${c.snapshot.bytes} bytes, answered ${c.snapshot.answered}` : "not posted"}`,
+      `snapshot #${c.index}     ${c.snapshot ? `posted on stop: ${c.snapshot.messages} message(s), ${c.snapshot.bytes} bytes, answered ${c.snapshot.answered}` : report.mode === "plain" ? "not posted (not a task)" : "not posted"}`,
     );
   }
   out.push(`phases          render ${ms(report.renderMs)}`);

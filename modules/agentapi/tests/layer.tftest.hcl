@@ -7,6 +7,8 @@ variables {
   agent_id                 = "agent-1"
   app_slug                 = "aider"
   display_name             = "Aider"
+  web_app_display_name     = "Aider chat"
+  cli_app_display_name     = "Aider terminal"
   icon                     = "/icon/aider.svg"
   module_folder            = ".coder-modules/acme/aider"
   agentapi_port            = 3300
@@ -62,4 +64,52 @@ run "rejects_settings_that_are_not_a_json_object" {
   }
 
   expect_failures = [var.start_settings]
+}
+
+run "the_apps_carry_their_display_names" {
+  command = apply
+
+  variables {
+    cli_app = true
+  }
+
+  assert {
+    condition     = coder_app.web[0].display_name == "Aider chat" && coder_app.cli[0].display_name == "Aider terminal"
+    error_message = "web_app_display_name and cli_app_display_name must name the apps"
+  }
+  assert {
+    condition     = coder_script.start.display_name == "Aider (start)" && coder_script.stop.display_name == "Aider (stop)"
+    error_message = "the scripts keep the agent's display_name"
+  }
+}
+
+run "outside_a_task_no_task_reaches_the_stop_script" {
+  command = plan
+
+  variables {
+    web_app = false
+  }
+
+  assert {
+    condition     = !output.stop_settings.layer.task.enabled && output.stop_settings.layer.task.id == "" && output.task_app_id == ""
+    error_message = "without task_id the stop gets no task, and web_app = false holds"
+  }
+}
+
+run "a_task_id_makes_a_task" {
+  command = apply
+
+  variables {
+    web_app = false
+    task_id = "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10"
+  }
+
+  assert {
+    condition     = output.stop_settings.layer.task.enabled && output.stop_settings.layer.task.id == "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10"
+    error_message = "task_id must reach the stop script"
+  }
+  assert {
+    condition     = output.task_app_id != ""
+    error_message = "a task needs the web app even with web_app = false"
+  }
 }

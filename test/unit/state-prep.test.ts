@@ -28,9 +28,10 @@ function pathsIn(dir: string): ModulePaths {
 
 const setAsideDecision: StartDecision = {
   mode: "cold",
-  reason: "Goose has no session named \"task-1\"",
+  reason: 'Goose has no session named "task-1"',
   state: "set-aside",
-  stateReason: "the AgentAPI state file holds 2 message(s) from a conversation this new Goose session will not remember",
+  stateReason:
+    "the AgentAPI state file holds 2 message(s) from a conversation this new Goose session will not remember",
 };
 
 function plan(restart: boolean): LaunchPlan {

@@ -48,10 +48,14 @@ describe("installedVersion", () => {
   it("runs the binary, which may be an unverified download, without the agent's token or the provider's keys", async () => {
     const bin = path.join(dir, "env-recording");
     const seen = path.join(dir, "env-seen");
-    await writeFile(bin, `#!/bin/sh
+    await writeFile(
+      bin,
+      `#!/bin/sh
 env > '${seen}'
 echo 'agentapi version 0.12.2'
-`, { mode: 0o755 });
+`,
+      { mode: 0o755 },
+    );
     const env = {
       PATH: "/usr/bin:/bin",
       HOME: dir,

@@ -135,17 +135,20 @@ export async function ensureAgentapi(opts: {
   const url = agentapiAssetUrl(opts.baseUrl, opts.version, arch);
   const fetched = `${target}.download`;
   const { verified } = await fetchChecked({ what, url, dest: fetched, sha256: opts.sha256, arch, env: opts.env });
-  await chmod(fetched, 0o755);
-  const got = await installedVersion(fetched, opts.env);
-  if (got === null) {
+  try {
+    await chmod(fetched, 0o755);
+    const got = await installedVersion(fetched, opts.env);
+    if (got === null)
+      throw new StepError(
+        `the file downloaded from ${shownUrl(url)} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`,
+      );
+    await rename(fetched, target);
+    log(`agentapi ${got} installed at ${target}`);
+    return { bin: target, download: verifiedWord(verified) };
+  } catch (error) {
     await rm(fetched, { force: true });
-    throw new StepError(
-      `the file downloaded from ${shownUrl(url)} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`,
-    );
+    throw error;
   }
-  await rename(fetched, target);
-  log(`agentapi ${got} installed at ${target}`);
-  return { bin: target, download: verifiedWord(verified) };
 }
 
 async function requiredTool(tool: string, pathValue: string, purpose: string): Promise<string> {
@@ -197,7 +200,10 @@ async function installGooseRelease(opts: GooseInstall): Promise<{ file: string; 
     await rm(archive, { force: true });
   }
   // open(2)'s mode went through the umask; goose is run by the user's other tools too.
-  await chmod(file, 0o755);
+  await chmod(file, 0o755).catch(async (error) => {
+    await rm(file, { force: true });
+    throw error;
+  });
   return { file, verified, sha256 };
 }
 
@@ -322,7 +328,11 @@ export async function ensureGoose(opts: GooseInstall & { install: boolean }): Pr
     );
   }
   const binarySha256 = tarball === null ? null : await sha256OfFile(candidate);
-  if (candidate !== installed) await rename(candidate, installed);
+  if (candidate !== installed)
+    await rename(candidate, installed).catch(async (error) => {
+      await rm(candidate, { force: true });
+      throw error;
+    });
   if (tarball !== null && binarySha256 !== null) {
     const record: GooseRecord = { binary: installed, sha256: binarySha256, tarball_sha256: tarball };
     await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`, { mode: 0o600 });

@@ -30,7 +30,7 @@ const IDLE_TIMEOUT_MS = 60_000;
  * Goose's sessions and the chat: about eight times Goose's largest release
  * tarball and AgentAPI's binary (tens of MB each).
  */
-export const DOWNLOAD_MAX_BYTES = 512 * 1024 * 1024;
+const DOWNLOAD_MAX_BYTES = 512 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 

@@ -18,7 +18,7 @@ const TAR_TIMEOUT_MS = 300_000;
  * Goose's sessions and the chat: several times Goose's binary (about 150 to
  * 250 MB).
  */
-export const GOOSE_MAX_BYTES = 1024 * 1024 * 1024;
+const GOOSE_MAX_BYTES = 1024 * 1024 * 1024;
 
 /**
  * The member that holds the binary, from `tar -t`'s listing. Upstream packs

@@ -51,7 +51,7 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{1,2}):(\d{2}):(\d{2})(?:[.,]\d+)?(
  * two-digit hour below 24, minutes and seconds below 60, the day within its
  * month, a fraction after "." or ",", and an offset of at most 24:60.
  */
-export function isGoRfc3339(text: string): boolean {
+function isGoRfc3339(text: string): boolean {
   const m = RFC3339.exec(text);
   if (!m) return false;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [

@@ -418,7 +418,7 @@ variable "agentapi_allowed_hosts" {
 }
 
 variable "agentapi_allowed_origins" {
-  description = "More origins (scheme://host[:port]) whose web pages may call AgentAPI from a browser, beside the defaults: loopback on agentapi_port and the access URL's origin. Coder's app proxy replaces AgentAPI's CORS headers with its own, so this matters only for a browser that reaches the port directly. \"*\" lets any web page read the chat: do not use it."
+  description = "More origins (scheme://host[:port]) whose web pages may call AgentAPI from a browser, beside the default, loopback on agentapi_port only. The dashboard's chat is same-origin and needs none, so this matters only for a browser that reaches the port directly (coder port-forward, Coder Desktop). Every page of an origin listed here can read and drive the chat; \"*\" lets any web page do so: do not use it."
   type        = list(string)
   default     = []
   nullable    = false

@@ -28,9 +28,17 @@ import { log, warn } from "./log.js";
 // filled in (vscodeProxyURI in coderd/agentapi/manifest.go; updateCommandEnv in
 // agent/agent.go), set only when the deployment has a wildcard app host.
 //
-// Coder's proxy removes AgentAPI's Access-Control-* headers (ModifyResponse in
-// proxyWorkspaceApp), so the origin list matters only to a browser that talks
-// to the port directly, through a port-forward.
+// The origin list only decides which pages get CORS approval: AgentAPI's CORS
+// middleware (github.com/go-chi/cors v1.2.1, Handler) adds or withholds the
+// Access-Control-* headers and passes every request on, so it never refuses
+// one. The dashboard's app is same-origin (a path-based app is served from the
+// access URL itself, a subdomain app from its own host), and a browser needs
+// no CORS approval for that; Coder's proxy also removes AgentAPI's
+// Access-Control-* headers (ModifyResponse in proxyWorkspaceApp). So the list
+// matters only to a browser that talks to the port directly, through
+// `coder port-forward` or Coder Desktop, and there the access URL's origin
+// would approve every page the dashboard's origin serves, other users'
+// path-based apps included. The default is loopback only.
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 const ANY = "*";
@@ -105,7 +113,7 @@ export function buildAccessLists(input: AccessInput): AccessLists {
   const hosts = finish([...LOOPBACK_HOSTS, ...appHosts, ...input.extraHosts]);
 
   const loopbackOrigins = LOOPBACK_HOSTS.map((host) => `http://${host}:${input.port}`);
-  const origins = finish([...loopbackOrigins, ...(access ? [access.origin] : []), ...input.extraOrigins]);
+  const origins = finish([...loopbackOrigins, ...input.extraOrigins]);
 
   if (hosts[0] === ANY)
     warnings.push(

@@ -11,7 +11,7 @@ import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { log, StepError } from "./log.js";
 import { type ProxyChoice, proxyFor } from "./proxy-env.js";
-import { redirectProblem } from "./url-policy.js";
+import { redirectProblem, shownUrl } from "./url-policy.js";
 
 // The install step's download client: node:http and node:https, with the
 // workspace's proxy settings (proxy-env.ts) and CONNECT tunnels for https://
@@ -25,6 +25,12 @@ export interface Downloaded {
 }
 
 const IDLE_TIMEOUT_MS = 60_000;
+/**
+ * The most any one download may write to the home volume, which also holds
+ * Goose's sessions and the chat: about eight times Goose's largest release
+ * tarball and AgentAPI's binary (tens of MB each).
+ */
+const DOWNLOAD_MAX_BYTES = 512 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -105,15 +111,20 @@ async function get(url: URL, choice: ProxyChoice | null): Promise<IncomingMessag
   });
 }
 
-/** The body of `url` after redirects, each of which must pass redirectProblem. */
-async function open(url: URL, env: NodeJS.ProcessEnv): Promise<Readable> {
+/** The body of `url` after redirects, each of which must pass redirectProblem; refused at once when it says it is bigger than `maxBytes`. */
+async function open(url: URL, env: NodeJS.ProcessEnv, maxBytes: number): Promise<Readable> {
   let current = url;
   for (let hop = 0; ; hop++) {
     if (current.protocol === "file:") return createReadStream(fileURLToPath(current));
     const choice = proxyFor(current, env);
-    if (choice) log(`downloading ${current.href} through the proxy ${shown(choice)}`);
+    if (choice) log(`downloading ${shownUrl(current)} through the proxy ${shown(choice)}`);
     const response = await get(current, choice);
     const status = response.statusCode ?? 0;
+    const length = Number(response.headers["content-length"] ?? Number.NaN);
+    if (status === 200 && length > maxBytes) {
+      response.destroy();
+      throw new FinalError(tooBig(maxBytes, `${current.host} announced ${length} bytes`));
+    }
     if (status === 200) return response;
     response.resume();
     const location = response.headers.location;
@@ -125,13 +136,17 @@ async function open(url: URL, env: NodeJS.ProcessEnv): Promise<Readable> {
     }
     if (hop === MAX_REDIRECTS) throw new FinalError(`more than ${MAX_REDIRECTS} redirects`);
     current = new URL(location, current);
-    const problem = redirectProblem(current);
+    const problem = redirectProblem(current, url);
     if (problem) throw new FinalError(problem);
   }
 }
 
-/** Streams `body` into a new file `dest` (never through a link there), hashing it on the way. */
-async function save(body: Readable, dest: string): Promise<Downloaded> {
+function tooBig(maxBytes: number, what: string): string {
+  return `the download is larger than the ${maxBytes / 1024 / 1024} MiB a download may take (${what})`;
+}
+
+/** Streams `body` into a new file `dest` (never through a link there), hashing it on the way; fails past `maxBytes`. */
+async function save(body: Readable, dest: string, maxBytes: number): Promise<Downloaded> {
   const hash = createHash("sha256");
   let bytes = 0;
   await rm(dest, { force: true });
@@ -146,8 +161,9 @@ async function save(body: Readable, dest: string): Promise<Downloaded> {
     body,
     async function* (chunks: AsyncIterable<Buffer>) {
       for await (const chunk of chunks) {
-        hash.update(chunk);
         bytes += chunk.length;
+        if (bytes > maxBytes) throw new FinalError(tooBig(maxBytes, `more than ${maxBytes} bytes arrived`));
+        hash.update(chunk);
         yield chunk;
       }
     },
@@ -158,33 +174,36 @@ async function save(body: Readable, dest: string): Promise<Downloaded> {
 
 /**
  * Downloads `url` to the new file `dest` (mode 0600) and returns its SHA-256,
- * retrying failures a retry can fix. The caller verifies the digest before
- * anything runs or unpacks the file.
+ * retrying failures a retry can fix; a failed download leaves no file. The
+ * caller verifies the digest before anything runs or unpacks the file.
+ * Messages show the URL without its user name and password.
  */
 export async function downloadFile(
   url: string,
   dest: string,
   env: NodeJS.ProcessEnv,
-  attempts = 4,
+  opts: { attempts?: number; maxBytes?: number } = {},
 ): Promise<Downloaded> {
+  const attempts = opts.attempts ?? 4;
+  const maxBytes = opts.maxBytes ?? DOWNLOAD_MAX_BYTES;
   const target = new URL(url);
   let lastError = "";
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      return await save(await open(target, env), dest);
+      return await save(await open(target, env, maxBytes), dest, maxBytes);
     } catch (error) {
       await rm(dest, { force: true });
       if (error instanceof StepError) throw error;
       lastError = (error as Error).message;
       if (isFinal(error)) break;
       if (attempt < attempts) {
-        log(`download of ${url} failed (${lastError}); retrying (${attempt}/${attempts - 1})`);
+        log(`download of ${shownUrl(url)} failed (${lastError}); retrying (${attempt}/${attempts - 1})`);
         await delay(1000 * 2 ** (attempt - 1));
       }
     }
   }
   const choice = proxyFor(target, env);
   throw new StepError(
-    `downloading ${url} failed (${lastError}). Check the download URL variable and the workspace's network egress${choice ? `, and the proxy ${shown(choice)}` : ""}.`,
+    `downloading ${shownUrl(url)} failed (${lastError}). Check the download URL variable and the workspace's network egress${choice ? `, and the proxy ${shown(choice)}` : ""}.`,
   );
 }

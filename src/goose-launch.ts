@@ -21,7 +21,8 @@ export interface InstalledTools {
  * restart: cold or warm from Goose's own sessions, the saved chat readied, the
  * launch recorded for the stop script, then AgentAPI launched with Goose.
  * Returns the plan, and whether AgentAPI is up (false when a stop or `abort`
- * came first).
+ * came first). `restart` marks the supervisor's restarts (decideStart says
+ * what changes).
  */
 export async function launchGoose(opts: {
   config: StartConfig;
@@ -29,6 +30,7 @@ export async function launchGoose(opts: {
   gate: DecidedGate;
   home: string;
   startedAt: number;
+  restart?: boolean;
   abort?: () => string | undefined;
 }): Promise<{ plan: LaunchPlan; launched: boolean }> {
   const { config, tools, gate, home, startedAt } = opts;
@@ -51,7 +53,15 @@ export async function launchGoose(opts: {
   });
 
   const plan = await phase("decide", () =>
-    decideLaunch({ goose, gooseBin: tools.gooseBin, env: launchEnv, home, folder: config.folder, paths }),
+    decideLaunch({
+      goose,
+      gooseBin: tools.gooseBin,
+      env: launchEnv,
+      home,
+      folder: config.folder,
+      paths,
+      restart: opts.restart === true,
+    }),
   );
   const stateBackup = persistence ? await prepareState(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);

@@ -1,4 +1,6 @@
-import { chmod, rename, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { chmod, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import clean from "semver/functions/clean.js";
 import { replaceSymlink, writeFileAtomic } from "./atomic-write.js";
@@ -11,11 +13,28 @@ import { log, StepError, warn } from "./log.js";
 import { minimalEnv } from "./minimal-env.js";
 import { mkdirPrivate } from "./private-dirs.js";
 import { agentapiAssetUrl, gooseAssetUrl, type ReleaseArch, requireReleaseArch } from "./release-assets.js";
+import { shownUrl } from "./url-policy.js";
 import { parseVersionOutput } from "./version-gate.js";
 
-export async function installedVersion(binary: string, env?: NodeJS.ProcessEnv): Promise<string | null> {
-  const out = await run(binary, ["--version"], { env, timeoutMs: 20_000 });
+/**
+ * The version a binary reports. It may be a download nothing verified, so it
+ * runs with the minimal environment: never the agent's token or the
+ * provider's keys.
+ */
+export async function installedVersion(binary: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const out = await run(binary, ["--version"], { env: minimalEnv(env), timeoutMs: 20_000 });
   return out.code === 0 ? parseVersionOutput(out.stdout) : null;
+}
+
+/** The SHA-256 of a file, or null when it cannot be read (then it cannot be verified). */
+async function sha256OfFile(file: string): Promise<string | null> {
+  const hash = createHash("sha256");
+  try {
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    return hash.digest("hex");
+  } catch {
+    return null;
+  }
 }
 
 /** What the start log says about an install: verified, NOT verified, or why nothing was downloaded. */
@@ -27,7 +46,7 @@ export interface Installed {
 /**
  * Downloads `url` to `dest` and checks its SHA-256 before anything runs or
  * unpacks it: a mismatch deletes it and fails the start, an unpinned download
- * is kept with a warning. Resolves to whether it was verified.
+ * is kept with a warning. Resolves to whether it was verified, and its digest.
  */
 async function fetchChecked(opts: {
   what: string;
@@ -36,19 +55,20 @@ async function fetchChecked(opts: {
   sha256: Sha256Setting;
   arch: ReleaseArch;
   env: NodeJS.ProcessEnv;
-}): Promise<boolean> {
+}): Promise<{ verified: boolean; sha256: string }> {
   const expected = expectedSha256(opts.sha256, opts.arch);
-  log(`downloading ${opts.what} from ${opts.url}`);
+  const url = shownUrl(opts.url);
+  log(`downloading ${opts.what} from ${url}`);
   const { sha256 } = await downloadFile(opts.url, opts.dest, opts.env);
   let verdict: { verified: boolean; message: string };
   try {
-    verdict = checkSha256({ ...opts, variable: opts.sha256.variable, expected, actual: sha256 });
+    verdict = checkSha256({ ...opts, url, variable: opts.sha256.variable, expected, actual: sha256 });
   } catch (error) {
     await rm(opts.dest, { force: true });
     throw error;
   }
   (verdict.verified ? log : warn)(verdict.message);
-  return verdict.verified;
+  return { verified: verdict.verified, sha256 };
 }
 
 function verifiedWord(verified: boolean): string {
@@ -72,7 +92,13 @@ async function linkAgentapiFromPath(binDir: string, pathValue: string): Promise<
   return found;
 }
 
-/** $MODULE_DIR/bin/agentapi: the pinned AgentAPI, installed unless that version is already there, or a link to the one on PATH. */
+/**
+ * $MODULE_DIR/bin/agentapi: the pinned AgentAPI, installed unless that
+ * version is already there, or a link to the one on PATH. With
+ * agentapi_sha256 set, the installed binary is used only when its own SHA-256
+ * matches the pin (the release asset is the binary itself); otherwise it is
+ * downloaded again and checked.
+ */
 export async function ensureAgentapi(opts: {
   install: boolean;
   version: string;
@@ -89,27 +115,40 @@ export async function ensureAgentapi(opts: {
     };
   const target = path.join(opts.binDir, "agentapi");
   const wanted = clean(opts.version);
-  if (wanted && (await installedVersion(target)) === wanted) {
-    log(`agentapi ${wanted} already installed at ${target}`);
+  const pinned = Object.keys(opts.sha256.pins).length > 0;
+  const arch = requireReleaseArch(process.arch, "AgentAPI", "install_agentapi");
+  const expected = pinned ? expectedSha256(opts.sha256, arch) : null;
+  const what = `agentapi ${opts.version}`;
+  if (expected !== null) {
+    const actual = await sha256OfFile(target);
+    if (actual === expected && (await installedVersion(target, opts.env)) === wanted) {
+      log(`${what} at ${target} verified: SHA-256 ${actual} matches agentapi_sha256["${arch}"]`);
+      return { bin: target, download: "verified (already installed)" };
+    }
+    if (actual !== null)
+      log(`${target} has SHA-256 ${actual}, not agentapi_sha256["${arch}"]; downloading the pinned AgentAPI again`);
+  } else if (wanted && (await installedVersion(target, opts.env)) === wanted) {
+    log(`agentapi ${wanted} already installed at ${target} (NOT verified: agentapi_sha256 is empty)`);
     return { bin: target, download: "none (already installed)" };
   }
-  const arch = requireReleaseArch(process.arch, "AgentAPI", "install_agentapi");
   await mkdirPrivate(opts.binDir);
   const url = agentapiAssetUrl(opts.baseUrl, opts.version, arch);
   const fetched = `${target}.download`;
-  const what = `agentapi ${opts.version}`;
-  const verified = await fetchChecked({ what, url, dest: fetched, sha256: opts.sha256, arch, env: opts.env });
-  await chmod(fetched, 0o755);
-  const got = await installedVersion(fetched);
-  if (got === null) {
+  const { verified } = await fetchChecked({ what, url, dest: fetched, sha256: opts.sha256, arch, env: opts.env });
+  try {
+    await chmod(fetched, 0o755);
+    const got = await installedVersion(fetched, opts.env);
+    if (got === null)
+      throw new StepError(
+        `the file downloaded from ${shownUrl(url)} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`,
+      );
+    await rename(fetched, target);
+    log(`agentapi ${got} installed at ${target}`);
+    return { bin: target, download: verifiedWord(verified) };
+  } catch (error) {
     await rm(fetched, { force: true });
-    throw new StepError(
-      `the file downloaded from ${url} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`,
-    );
+    throw error;
   }
-  await rename(fetched, target);
-  log(`agentapi ${got} installed at ${target}`);
-  return { bin: target, download: verifiedWord(verified) };
 }
 
 async function requiredTool(tool: string, pathValue: string, purpose: string): Promise<string> {
@@ -137,7 +176,7 @@ interface GooseInstall {
 }
 
 /** Goose from its release tarball, checked, then unpacked with tar into <binDir>/goose. */
-async function installGooseRelease(opts: GooseInstall): Promise<{ file: string; verified: boolean }> {
+async function installGooseRelease(opts: GooseInstall): Promise<{ file: string; verified: boolean; sha256: string }> {
   const tar = await requiredTool("tar", opts.pathValue, "unpacking Goose's release (.tar.bz2)");
   await requiredTool("bzip2", opts.pathValue, "unpacking Goose's release (.tar.bz2)");
   const arch = requireReleaseArch(process.arch, "Goose", "install_goose");
@@ -145,17 +184,27 @@ async function installGooseRelease(opts: GooseInstall): Promise<{ file: string; 
   await mkdirPrivate(opts.workDir);
   const archive = path.join(opts.workDir, "goose.tar.bz2.download");
   const what = `goose ${opts.version}`;
-  const verified = await fetchChecked({ what, url, dest: archive, sha256: opts.sha256, arch, env: opts.env });
+  const { verified, sha256 } = await fetchChecked({
+    what,
+    url,
+    dest: archive,
+    sha256: opts.sha256,
+    arch,
+    env: opts.env,
+  });
   await mkdirPrivate(opts.binDir);
   const file = path.join(opts.binDir, `.goose.${process.pid}.download`);
   try {
-    await extractGoose({ tar, archive, dest: file, source: url, env: opts.env });
+    await extractGoose({ tar, archive, dest: file, source: shownUrl(url), env: opts.env });
   } finally {
     await rm(archive, { force: true });
   }
   // open(2)'s mode went through the umask; goose is run by the user's other tools too.
-  await chmod(file, 0o755);
-  return { file, verified };
+  await chmod(file, 0o755).catch(async (error) => {
+    await rm(file, { force: true });
+    throw error;
+  });
+  return { file, verified, sha256 };
 }
 
 /**
@@ -168,10 +217,10 @@ async function installGooseWithInstaller(opts: GooseInstall): Promise<void> {
   const bash = await requiredTool("bash", opts.pathValue, purpose);
   for (const tool of ["curl", "tar", "bzip2"]) await requiredTool(tool, opts.pathValue, purpose);
   const installer = path.join(opts.scriptsDir, "goose-installer.sh");
-  log(`downloading the Goose installer from ${opts.installerUrl}`);
+  log(`downloading the Goose installer from ${shownUrl(opts.installerUrl)}`);
   await downloadFile(opts.installerUrl, installer, opts.env);
   warn(
-    `goose ${opts.version} is installed by ${opts.installerUrl}, which downloads Goose by itself: the download is NOT verified. Serve Goose's release tarball at goose_download_url instead, and set goose_sha256, to verify it.`,
+    `goose ${opts.version} is installed by ${shownUrl(opts.installerUrl)}, which downloads Goose by itself: the download is NOT verified. Serve Goose's release tarball at goose_download_url instead, and set goose_sha256, to verify it.`,
   );
   await mkdirPrivate(opts.binDir);
   const logFile = path.join(opts.logsDir, "install-goose.log");
@@ -191,7 +240,35 @@ async function installGooseWithInstaller(opts: GooseInstall): Promise<void> {
     );
 }
 
-/** Installs the pinned Goose unless that version is already there: its release tarball, or goose_installer_url's installer when set. */
+// goose_sha256 pins the release tarball, not the binary in it, so an
+// installed goose is checked against what the module unpacked from a tarball
+// that matched the pin: this record, in the module's private folder.
+const GOOSE_RECORD = "goose-verified.json";
+
+interface GooseRecord {
+  /** The goose the module unpacked and installed. */
+  binary: string;
+  /** Its SHA-256. */
+  sha256: string;
+  /** The SHA-256 of the tarball it came from, which matched goose_sha256. */
+  tarball_sha256: string;
+}
+
+async function readGooseRecord(file: string): Promise<Partial<GooseRecord> | null> {
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as Partial<GooseRecord>;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Installs the pinned Goose unless that version is already there: its
+ * release tarball, or goose_installer_url's installer when set. With
+ * goose_sha256 set, a goose already there is used only when it is the one
+ * the module unpacked from a tarball matching the pin, unchanged since; any
+ * other goose on PATH is not run, and the pinned one is installed.
+ */
 export async function ensureGoose(opts: GooseInstall & { install: boolean }): Promise<Installed> {
   const searchPath = `${opts.binDir}:${opts.pathValue}`;
   const existing = await commandPath("goose", searchPath);
@@ -204,17 +281,42 @@ export async function ensureGoose(opts: GooseInstall & { install: boolean }): Pr
     return { bin: existing, download: "none (install_goose = false)" };
   }
   const wanted = clean(opts.version) ?? opts.version;
-  if (existing && (await installedVersion(existing, opts.env)) === wanted) {
-    log(`goose ${wanted} already installed at ${existing}`);
+  const installed = path.join(opts.binDir, "goose");
+  const recordFile = path.join(opts.workDir, GOOSE_RECORD);
+  const pinned = opts.installerUrl === "" && Object.keys(opts.sha256.pins).length > 0;
+  if (pinned) {
+    const arch = requireReleaseArch(process.arch, "Goose", "install_goose");
+    const expected = expectedSha256(opts.sha256, arch);
+    const record = await readGooseRecord(recordFile);
+    const actual = record?.binary === installed ? await sha256OfFile(installed) : null;
+    if (
+      actual !== null &&
+      actual === record?.sha256 &&
+      record.tarball_sha256 === expected &&
+      (await installedVersion(installed, opts.env)) === wanted
+    ) {
+      log(
+        `goose ${wanted} at ${installed} verified: SHA-256 ${actual}, as unpacked from the tarball that matched goose_sha256["${arch}"]`,
+      );
+      return { bin: installed, download: "verified (already installed)" };
+    }
+    if (existing)
+      log(
+        `${existing} is not the goose this module unpacked from a tarball matching goose_sha256["${arch}"], so it is not used; installing the pinned Goose`,
+      );
+  } else if (existing && (await installedVersion(existing, opts.env)) === wanted) {
+    log(`goose ${wanted} already installed at ${existing} (NOT verified: goose_sha256 is empty)`);
     return { bin: existing, download: "none (already installed)" };
   }
-  const installed = path.join(opts.binDir, "goose");
+  await rm(recordFile, { force: true });
   let candidate = installed;
   let download = "NOT verified (goose_installer_url)";
+  let tarball: string | null = null;
   if (opts.installerUrl === "") {
     const release = await installGooseRelease({ ...opts, version: wanted });
     candidate = release.file;
     download = verifiedWord(release.verified);
+    if (release.verified) tarball = release.sha256;
   } else {
     await installGooseWithInstaller({ ...opts, version: wanted });
   }
@@ -225,7 +327,16 @@ export async function ensureGoose(opts: GooseInstall & { install: boolean }): Pr
       `the installed goose does not run (goose --version failed). Check goose_version and ${opts.installerUrl === "" ? "goose_download_url" : "goose_installer_url"}.`,
     );
   }
-  if (candidate !== installed) await rename(candidate, installed);
+  const binarySha256 = tarball === null ? null : await sha256OfFile(candidate);
+  if (candidate !== installed)
+    await rename(candidate, installed).catch(async (error) => {
+      await rm(candidate, { force: true });
+      throw error;
+    });
+  if (tarball !== null && binarySha256 !== null) {
+    const record: GooseRecord = { binary: installed, sha256: binarySha256, tarball_sha256: tarball };
+    await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  }
   if (got !== wanted) log(`goose reports version ${got}, not the requested ${wanted}; continuing with it`);
   log(`goose ${got} installed at ${installed}`);
   return { bin: installed, download };

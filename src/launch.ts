@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { AGENTAPI_SHUTDOWN_MS, STEP_TIMEOUTS, stopAgentapi } from "./agent-stop.js";
 import { type AgentStatus, getStatus, pollStatus } from "./agentapi-status.js";
-import { logTail, openLog } from "./command-log.js";
+import { logTail, openRotatedLog } from "./command-log.js";
 import type { ModulePaths } from "./config.js";
 import { type GooseMode, mayTypeExit } from "./goose-mode.js";
 import { log, StepError, warn } from "./log.js";
@@ -31,7 +31,7 @@ export async function spawnAgentapi(opts: {
   cwd: string;
   logFile: string;
 }): Promise<ChildProcess> {
-  const out = await openLog(opts.logFile);
+  const out = await openRotatedLog(opts.logFile);
   await out.write(
     `\n--- ${new Date().toISOString()} ${opts.binary} ${opts.args.map((a) => JSON.stringify(a)).join(" ")}\n`,
   );

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { descendsFrom, holdsSocket, listPids, readCmdline } from "./processes.js";
+import { descendsFrom, holdsSocket, listPids } from "./processes.js";
 
 export interface Listener {
   inode: string;
@@ -57,7 +57,20 @@ export async function listensOn(pid: number, port: number): Promise<boolean> {
   return false;
 }
 
-/** Who holds a port, in words for an error message; null when nobody listens on it. */
+/**
+ * A process's name (/proc/PID/comm, at most 15 bytes; proc(5)), or null when
+ * it is gone. Never its command line: that can hold a token, and the message
+ * goes to the build log.
+ */
+async function processName(pid: number): Promise<string | null> {
+  try {
+    return (await readFile(`/proc/${pid}/comm`, "utf8")).replace(/\n$/, "");
+  } catch {
+    return null;
+  }
+}
+
+/** Who holds a port, in words for an error message (PID and process name); null when nobody listens on it. */
 export async function describePortHolder(port: number): Promise<string | null> {
   const listeners = await portListeners(port);
   if (listeners.length === 0) return null;
@@ -68,8 +81,8 @@ export async function describePortHolder(port: number): Promise<string | null> {
   }
   const described = await Promise.all(
     holders.map(async (pid) => {
-      const argv = await readCmdline(pid);
-      return `PID ${pid} (${argv ? argv.join(" ").slice(0, 120) : "gone"})`;
+      const name = await processName(pid);
+      return `PID ${pid} (${name === null ? "gone" : JSON.stringify(name)})`;
     }),
   );
   return described.join(", ");

@@ -1,3 +1,4 @@
+import { StepError } from "./log.js";
 import type { StateSummary } from "./state-file.js";
 
 export type SessionProbe =
@@ -26,7 +27,10 @@ export interface StartDecision {
  *
  * Warm needs proof: `goose session --resume --name X` exits 1 when X is
  * missing, which would kill the agent and strand the task prompt. When the
- * probe cannot tell, cold is the choice that cannot lose the prompt.
+ * probe cannot tell, cold is the choice that cannot lose the prompt, at a
+ * start. A supervisor's restart has no prompt to protect, and a cold start
+ * there would set the running conversation's chat aside, so it fails instead
+ * (the supervisor retries, then gives up with this reason).
  */
 export function decideStart(input: {
   continueSession: boolean;
@@ -34,8 +38,13 @@ export function decideStart(input: {
   probe: SessionProbe;
   state: StateSummary;
   owner?: ChatOwner | null;
+  restart?: boolean;
 }): StartDecision {
   const { continueSession, sessionName, probe, state, owner } = input;
+  if (input.restart && probe.kind === "unknown")
+    throw new StepError(
+      `could not tell whether Goose still has session "${sessionName}" (${probe.reason}), so the restart did not start a new session in its place.`,
+    );
   let mode: StartDecision["mode"];
   let reason: string;
   if (!continueSession) {

@@ -16,6 +16,8 @@ export interface LaunchPlan {
   stateText: string | null;
   stateSummary: StateSummary;
   turn: TurnDecision;
+  /** A supervisor's restart rather than a workspace start. */
+  restart: boolean;
 }
 
 async function resolved(dir: string): Promise<string> {
@@ -30,6 +32,7 @@ export async function decideLaunch(opts: {
   home: string;
   folder: string;
   paths: ModulePaths;
+  restart: boolean;
 }): Promise<LaunchPlan> {
   const { goose, paths } = opts;
   const name = goose.session_name;
@@ -52,6 +55,7 @@ export async function decideLaunch(opts: {
     probe,
     state: stateSummary,
     owner,
+    restart: opts.restart,
   });
   log(`${decision.mode} start: ${decision.reason}`);
   // Goose stores the resolved folder and compares resolved paths (observed with 1.46.1).
@@ -82,5 +86,5 @@ export async function decideLaunch(opts: {
     probe: tail,
   });
   if (decision.mode === "warm") (turn.action === "wait" ? warn : log)(`interrupted turn: ${turn.reason}`);
-  return { sessionName: name, probe, decision, stateText, stateSummary, turn };
+  return { sessionName: name, probe, decision, stateText, stateSummary, turn, restart: opts.restart };
 }

@@ -21,12 +21,13 @@ export async function readChatOwner(file: string): Promise<ChatOwner | null> {
 }
 
 // Set-aside chats are the user's, so none is deleted when it is set aside;
-// beyond this many, the oldest go.
+// beyond this many, the oldest go, at a workspace start only. A supervisor's
+// restarts can repeat many times unattended, so they never delete one.
 const SET_ASIDE_KEEP = 5;
 
 /** Moves a state file aside without deleting it, so nothing the user had is lost. */
-async function setStateAside(paths: ModulePaths, why: string): Promise<void> {
-  const { kept, removed } = await setAside(paths.stateFile, SET_ASIDE_KEEP);
+async function setStateAside(paths: ModulePaths, why: string, restart: boolean): Promise<void> {
+  const { kept, removed } = await setAside(paths.stateFile, restart ? Number.POSITIVE_INFINITY : SET_ASIDE_KEEP);
   await rm(paths.stateBackup, { force: true });
   warn(`${why}; moved ${paths.stateFile} to ${kept} so the dashboard does not show a history Goose cannot remember`);
   if (removed.length > 0)
@@ -43,7 +44,7 @@ export async function prepareState(paths: ModulePaths, plan: LaunchPlan): Promis
   await rm(`${paths.stateFile}.tmp`, { force: true });
   let backup: string | null = null;
   if (decision.state === "set-aside") {
-    await setStateAside(paths, decision.stateReason ?? "stale AgentAPI state");
+    await setStateAside(paths, decision.stateReason ?? "stale AgentAPI state", plan.restart);
   } else if (decision.state === "keep" && stateSummary.kind === "valid" && stateText !== null) {
     await writeFileAtomic(paths.stateBackup, await cleanStatusMessages(paths.stateFile, stateText), { mode: 0o600 });
     log(`AgentAPI state: ${stateSummary.messages} message(s) kept; backup at ${paths.stateBackup}`);

@@ -3,7 +3,7 @@ import { constants } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { logTail, openLog } from "./command-log.js";
+import { logTail, openRotatedLog } from "./command-log.js";
 import type { ModulePaths } from "./config.js";
 import { log, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
@@ -110,7 +110,7 @@ export async function spawnSupervisor(opts: {
 }): Promise<number> {
   const { paths } = opts;
   const logFile = supervisorLog(paths);
-  const out = await openLog(logFile);
+  const out = await openRotatedLog(logFile);
   const runtimeArgs = process.versions.bun ? ["run", "-"] : ["--input-type=module", "-"];
   const settings = gzipSync(JSON.stringify(opts.document)).toString("base64");
   let exited: string | undefined;

@@ -80,6 +80,7 @@ async function restart(ctx: Context): Promise<string | null> {
       gate: ctx.doc.gate,
       home: ctx.home,
       startedAt: Date.now(),
+      restart: true,
       abort: () => ctx.standDown.reason,
     });
     if (!launched) return "the restart was withdrawn for a stop";

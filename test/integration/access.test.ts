@@ -86,7 +86,7 @@ describe.each([
     expect((await ws.messages()).filter((m) => m.content.includes("evil.example"))).toEqual([]);
   });
 
-  it("gives a page from a foreign origin no CORS approval, and gives it to the dashboard", async () => {
+  it("gives CORS approval to loopback pages only, not to the dashboard's origin, whose own same-origin requests still work", async () => {
     const { ws, accessUrl } = await startedWorkspace(agentapi());
     // What a browser asks before a cross-origin JSON POST; the page reaches
     // the port through a port-forward, so Host is loopback.
@@ -100,18 +100,27 @@ describe.each([
           "Access-Control-Request-Headers": "content-type",
         },
       });
-    const refused = await preflight("https://evil.example");
-    expect(refused.headers["access-control-allow-origin"]).toBeUndefined();
-    const read = await ws.agentapi.raw("/messages", {
-      headers: { Host: `localhost:${ws.port}`, Origin: "https://evil.example" },
-    });
-    expect(read.headers["access-control-allow-origin"]).toBeUndefined();
-
     const dashboard = new URL(accessUrl).origin;
-    for (const origin of [dashboard, `http://localhost:${ws.port}`]) {
-      const approved = await preflight(origin);
-      expect(approved.headers["access-control-allow-origin"], origin).toBe(origin);
+    // The dashboard's origin also serves other users' path-based apps.
+    for (const origin of ["https://evil.example", dashboard]) {
+      const refused = await preflight(origin);
+      expect(refused.headers["access-control-allow-origin"], origin).toBeUndefined();
+      const read = await ws.agentapi.raw("/messages", { headers: { Host: `localhost:${ws.port}`, Origin: origin } });
+      expect(read.headers["access-control-allow-origin"], origin).toBeUndefined();
     }
+    const local = `http://localhost:${ws.port}`;
+    expect((await preflight(local)).headers["access-control-allow-origin"]).toBe(local);
+
+    // The dashboard's chat through Coder's path-based app proxy: same-origin,
+    // so the browser sends the access URL's host and origin and needs no CORS
+    // approval; AgentAPI's CORS middleware never refuses a request.
+    const sent = await ws.agentapi.raw("/message", {
+      method: "POST",
+      headers: { Host: hostOf(accessUrl), Origin: dashboard, "Content-Type": "application/json" },
+      body: JSON.stringify({ content: OWN_TEXT, type: "user" }),
+    });
+    expect(sent.status).toBe(200);
+    await ws.waitFor("the dashboard's message in Goose's session", async () => (await ws.deliveries(OWN_TEXT)) === 1);
   });
 });
 

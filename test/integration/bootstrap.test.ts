@@ -20,6 +20,7 @@ import {
   repoRoot,
   run,
   scratchDir,
+  throwawayCertificate,
   Workspace,
 } from "../../support/workspace/index.js";
 
@@ -186,6 +187,30 @@ describe("runtime bootstrap", () => {
     const moduleDir = path.join(home, ".coder-modules", "coder", "goose");
     // Neither node/ nor the mktemp staging folder (node.partial.*) is left behind.
     expect((await readdir(moduleDir)).filter((name) => name.startsWith("node"))).toEqual([]);
+  });
+
+  it("never shows the user name and password of node_download_url", async () => {
+    const cert = await throwawayCertificate();
+    const mirror = await ReleaseMirror.start(cert);
+    stubs.push(mirror);
+    const platform = process.arch === "arm64" ? "linux-arm64" : "linux-x64";
+    const route = `/mirror/node/v22.12.0/node-v22.12.0-${platform}.tar.xz`;
+    mirror.serve(route, "not node");
+    const authority = mirror.url.slice("https://".length);
+    const rendered = await renderModule({
+      ...base,
+      node_download_url: `https://mirror-user:s3cr3t-t0ken@${authority}/mirror/node`,
+    });
+    const env = { PATH: await pathWithoutNode(), HOME: await scratchDir("home"), CURL_CA_BUNDLE: cert.certFile };
+
+    const result = await run("/bin/sh", ["-c", rendered.start], { env });
+    expect(result.code).not.toBe(0);
+    expect(mirror.requests).toEqual([route]);
+    expect(result.stderr).toContain(`the Node.js download from https://***@${authority}${route} has SHA-256`);
+    expect(`${result.stdout}${result.stderr}`).toContain(
+      `installing Node.js 22.12.0 from https://***@${authority}${route}`,
+    );
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/s3cr3t|mirror-user/);
   });
 
   // curl reads http_proxy only in lower case and wget every proxy variable;

@@ -3,6 +3,8 @@
 // that forwards plain requests and opens CONNECT tunnels.
 
 import { lstat, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { downloadFile } from "../../src/download.js";
@@ -82,9 +84,9 @@ describe("downloadFile", () => {
     const server = await mirror(await throwawayCertificate());
     const egress = await proxy();
     const dest = await destination();
-    await expect(downloadFile(`${server.url}${ASSET}`, dest, { HTTPS_PROXY: egress.url }, 1)).rejects.toThrow(
-      new RegExp(`self.signed certificate.*the proxy http://${egress.url.slice(7)} \\(HTTPS_PROXY\\)`),
-    );
+    await expect(
+      downloadFile(`${server.url}${ASSET}`, dest, { HTTPS_PROXY: egress.url }, { attempts: 1 }),
+    ).rejects.toThrow(new RegExp(`self.signed certificate.*the proxy http://${egress.url.slice(7)} \\(HTTPS_PROXY\\)`));
     expect(egress.seen).toEqual([`CONNECT ${server.url.slice("https://".length)}`]);
     expect(server.requests).toEqual([]);
     await expect(lstat(dest)).rejects.toThrow(/ENOENT/);
@@ -94,7 +96,7 @@ describe("downloadFile", () => {
     const server = await mirror(await throwawayCertificate());
     const egress = await proxy({ connectStatus: 403 });
     await expect(
-      downloadFile(`${server.url}${ASSET}`, await destination(), { https_proxy: egress.url }, 1),
+      downloadFile(`${server.url}${ASSET}`, await destination(), { https_proxy: egress.url }, { attempts: 1 }),
     ).rejects.toThrow(/the proxy answered CONNECT localhost:\d+ with HTTP 403/);
   });
 
@@ -143,5 +145,40 @@ describe("downloadFile", () => {
     await downloadFile(`${server.url}${ASSET}`, dest, {});
     expect(await readFile(victim, "utf8")).toBe("keep me");
     expect((await lstat(dest)).isFile()).toBe(true);
+  });
+
+  it("refuses a file larger than the cap its server announces, at once, without retrying, leaving no file", async () => {
+    const server = await mirror();
+    const dest = await destination();
+    await expect(downloadFile(`${server.url}${ASSET}`, dest, {}, { maxBytes: CONTENT.length - 1 })).rejects.toThrow(
+      /the download is larger than the .* MiB a download may take \(127\.0\.0\.1:\d+ announced \d+ bytes\)/,
+    );
+    expect(server.requests).toEqual([ASSET]);
+    await expect(lstat(dest)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("stops a download that outgrows the cap without announcing its size, leaving no partial file", async () => {
+    // A server that streams 3 MiB without Content-Length, as a bad mirror or a redirect target may.
+    let requests = 0;
+    const endless = createServer((_req, res) => {
+      requests++;
+      res.writeHead(200, { "Content-Type": "application/octet-stream" });
+      res.end(Buffer.alloc(3 * 1024 * 1024, 1));
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    open.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          endless.closeAllConnections();
+          endless.close(() => resolve());
+        }),
+    });
+    const { port } = endless.address() as AddressInfo;
+    const dest = await destination();
+    await expect(
+      downloadFile(`http://127.0.0.1:${port}/goose.tar.bz2`, dest, {}, { maxBytes: 1024 * 1024 }),
+    ).rejects.toThrow(/the download is larger than the 1 MiB a download may take \(more than 1048576 bytes arrived\)/);
+    expect(requests).toBe(1);
+    await expect(lstat(dest)).rejects.toThrow(/ENOENT/);
   });
 });

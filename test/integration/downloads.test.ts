@@ -4,7 +4,7 @@
 // follows the workspace's proxy variables. AgentAPI is the real binary, Goose
 // the test double packed as Goose's release tarball.
 
-import { lstat, readdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -18,7 +18,7 @@ import {
   tools,
   type Workspace,
 } from "../../support/workspace/index.js";
-import { expectOk, newWorkspace, render } from "./scenario.js";
+import { expectOk, newWorkspace, render, start, stop } from "./scenario.js";
 
 // Release asset names as upstream publishes them (coder/agentapi
 // .github/workflows/release.yml; aaif-goose/goose build-cli-linux.yml at v1.47.0).
@@ -151,6 +151,110 @@ describe("verified downloads", () => {
     expect(result.stdout).toContain("downloads: agentapi NOT verified; goose NOT verified\n");
     expect(await readFile(path.join(ws.home, ".local", "bin", "goose"))).toEqual(await readFile(ws.goose.bin));
     await ws.waitStable();
+  });
+});
+
+describe("a pin means the binary that runs is verified", () => {
+  it("replaces a bin/agentapi of the pinned version whose SHA-256 does not match, without running it; the next start verifies and keeps it", async () => {
+    const ws = await newWorkspace();
+    const genuine = await readFile(tools.agentapiNew);
+    const mirror = await started(ReleaseMirror.start());
+    mirror.serve(agentapiRoute(), genuine);
+    const marker = path.join(ws.home, "planted-agentapi-ran");
+    const planted = markerBinary(marker, `agentapi version ${tools.agentapiNewVersion}`);
+    const target = path.join(ws.moduleDir, "bin", "agentapi");
+    await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+    await writeFile(target, planted, { mode: 0o755 });
+    const rendered = await render(ws, {
+      install_agentapi: true,
+      agentapi_download_url: mirror.url,
+      agentapi_sha256: { [ARCH]: sha256(genuine) },
+    });
+
+    const first = await start(ws, rendered);
+    expect(first.stdout).toContain(
+      `${target} has SHA-256 ${sha256(planted)}, not agentapi_sha256["${ARCH}"]; downloading the pinned AgentAPI again`,
+    );
+    expect(first.stdout).toContain("downloads: agentapi verified;");
+    expect(await exists(marker)).toBe(false);
+    expect(sha256(await readFile(target))).toBe(sha256(genuine));
+    await ws.waitStable();
+    await stop(ws, rendered);
+
+    const second = await start(ws, rendered);
+    expect(second.stdout).toContain(
+      `agentapi v${tools.agentapiNewVersion} at ${target} verified: SHA-256 ${sha256(genuine)} matches agentapi_sha256["${ARCH}"]`,
+    );
+    expect(second.stdout).toContain("downloads: agentapi verified (already installed);");
+    expect(mirror.requests).toEqual([agentapiRoute()]);
+    await ws.waitStable();
+  });
+
+  it("never runs a goose of the pinned version found on PATH, installs the pinned one, and verifies that one at the next start", async () => {
+    const ws = await newWorkspace();
+    const imageBin = path.join(ws.home, "image-bin");
+    const marker = path.join(ws.home, "image-goose-ran");
+    await mkdir(imageBin);
+    await writeFile(path.join(imageBin, "goose"), markerBinary(marker, `goose ${GOOSE_VERSION}`), { mode: 0o755 });
+    const tarball = await gooseTarball(ws.goose.bin);
+    const mirror = await started(ReleaseMirror.start());
+    mirror.serve(GOOSE_ROUTE, tarball);
+    const rendered = await render(ws, {
+      install_goose: true,
+      goose_version: GOOSE_VERSION,
+      goose_download_url: mirror.url,
+      goose_sha256: { [ARCH]: sha256(tarball) },
+    });
+    const pathDirs = [imageBin, path.dirname(tools.agentapiNew), ...SYSTEM_PATH];
+    const installed = path.join(ws.home, ".local", "bin", "goose");
+
+    const first = await startWith(ws, rendered.start, pathDirs);
+    expectOk(first, "start");
+    expect(first.stdout).toContain(
+      `${imageBin}/goose is not the goose this module unpacked from a tarball matching goose_sha256["${ARCH}"], so it is not used; installing the pinned Goose`,
+    );
+    expect(first.stdout).toContain("; goose verified\n");
+    expect(await exists(marker)).toBe(false);
+    await ws.waitStable();
+    await stop(ws, rendered);
+
+    const second = await startWith(ws, rendered.start, pathDirs);
+    expectOk(second, "start");
+    expect(second.stdout).toContain(
+      `goose ${GOOSE_VERSION} at ${installed} verified: SHA-256 ${sha256(await readFile(ws.goose.bin))}, as unpacked from the tarball that matched goose_sha256["${ARCH}"]`,
+    );
+    expect(second.stdout).toContain("; goose verified (already installed)\n");
+    expect(mirror.requests).toEqual([GOOSE_ROUTE]);
+    expect(await exists(marker)).toBe(false);
+    await ws.waitStable();
+  });
+});
+
+describe("credentials in a download URL", () => {
+  it("are never shown: the log and the error say *** for the user name and password", async () => {
+    const ws = await newWorkspace();
+    const cert = await throwawayCertificate();
+    const mirror = await started(ReleaseMirror.start(cert));
+    const tampered = "#!/bin/sh\necho tampered\n";
+    mirror.serve(agentapiRoute(), tampered);
+    const authority = mirror.url.slice("https://".length);
+    const genuine = sha256(await readFile(tools.agentapiNew));
+    const rendered = await render(ws, {
+      install_agentapi: true,
+      agentapi_download_url: `https://mirror-user:s3cr3t-t0ken@${authority}`,
+      agentapi_sha256: { [ARCH]: genuine },
+    });
+    ws.setEnv({ NODE_EXTRA_CA_CERTS: cert.certFile });
+
+    const result = await ws.runScript(rendered.start);
+    expect(result.code).not.toBe(0);
+    const shown = `https://***@${authority}${agentapiRoute()}`;
+    expect(result.stdout).toContain(`downloading agentapi v${tools.agentapiNewVersion} from ${shown}\n`);
+    expect(result.stderr).toContain(
+      `agentapi v${tools.agentapiNewVersion} from ${shown} has SHA-256 ${sha256(tampered)}, but agentapi_sha256["${ARCH}"] expects ${genuine}.`,
+    );
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/s3cr3t|mirror-user/);
+    expect(mirror.requests).toEqual([agentapiRoute()]);
   });
 });
 

@@ -711,7 +711,10 @@ describe("start script", () => {
     const second = await runWithPath(ws, rendered.start, systemPath);
     expectOk(second, "second start");
     expect(mirror.requests.slice(before)).toEqual([]);
-    expect(second.stdout).toContain("downloads: agentapi none (already installed); goose none (already installed)\n");
+    // Pinned, so both are hashed again before they run.
+    expect(second.stdout).toContain(
+      "downloads: agentapi verified (already installed); goose verified (already installed)\n",
+    );
     const secondPid = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
     expect(await readlink(`/proc/${secondPid}/exe`)).toBe(agentapiBin);
     // The installed Goose resumes the session.

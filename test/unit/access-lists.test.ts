@@ -64,26 +64,17 @@ describe("buildAccessLists", () => {
   });
 
   it.each<[string, Partial<AccessInput>, string[]]>([
-    ["the defaults: loopback on the port and the dashboard", {}, [...LOOPBACK_ORIGINS, "https://coder.example.com"]],
+    ["the defaults: loopback on the port only, not the dashboard", {}, LOOPBACK_ORIGINS],
     [
-      "a dashboard on a port other than the scheme's",
+      "a dashboard on a port other than the scheme's: still not approved",
       { accessUrl: "https://coder.example.com:8443/" },
-      [...LOOPBACK_ORIGINS, "https://coder.example.com:8443"],
+      LOOPBACK_ORIGINS,
     ],
+    ["another AgentAPI port", { port: 4000 }, ["http://localhost:4000", "http://127.0.0.1:4000", "http://[::1]:4000"]],
     [
-      "a dashboard on the scheme's own port, which browsers leave out of Origin",
-      { accessUrl: "http://coder.example.com:80" },
-      [...LOOPBACK_ORIGINS, "http://coder.example.com"],
-    ],
-    [
-      "another AgentAPI port",
-      { port: 4000 },
-      ["http://localhost:4000", "http://127.0.0.1:4000", "http://[::1]:4000", "https://coder.example.com"],
-    ],
-    [
-      "the template's additions",
-      { extraOrigins: ["https://proxy.example.com", "https://coder.example.com"] },
-      [...LOOPBACK_ORIGINS, "https://coder.example.com", "https://proxy.example.com"],
+      "the template's additions, after the defaults, without duplicates in any case",
+      { extraOrigins: ["https://proxy.example.com", "https://coder.example.com", "HTTPS://PROXY.example.com"] },
+      [...LOOPBACK_ORIGINS, "https://proxy.example.com", "https://coder.example.com"],
     ],
     ["a * among the additions", { extraOrigins: ["*"] }, ["*"]],
   ])("origins for %s", (_, input, origins) => {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { type AddressInfo, createServer, type Server } from "node:net";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describePortHolder, listensOn, parseListeners } from "../../src/port-owner.js";
 
@@ -37,7 +38,7 @@ describe("who holds a port", () => {
   it("sees this process listening, and names it", async () => {
     const port = await listen();
     expect(await listensOn(process.pid, port)).toBe(true);
-    expect(await describePortHolder(port)).toMatch(new RegExp(`^PID ${process.pid} \\(.*node`));
+    expect(await describePortHolder(port)).toMatch(new RegExp(`^PID ${process.pid} \\("[^"]+"\\)$`));
   });
 
   it("credits the listener's ancestors, not a process it does not descend from", async () => {
@@ -49,6 +50,29 @@ describe("who holds a port", () => {
       expect(await listensOn(other.pid as number, port)).toBe(false);
     } finally {
       other.kill("SIGKILL");
+    }
+  });
+
+  it("names the holder by PID and process name, never by its command line, which can hold a token", async () => {
+    const secret = "token-4f1c2e9a";
+    const holder = spawn(
+      process.execPath,
+      [
+        "-e",
+        "require('node:net').createServer().listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
+        "--",
+        `--token=${secret}`,
+      ],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
+    try {
+      const [line] = (await once(holder.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
+      const port = Number(line.toString().trim());
+      // The kernel names a process after the file it executed, cut to 15 bytes (proc(5), comm).
+      const name = path.basename(process.execPath).slice(0, 15);
+      expect(await describePortHolder(port)).toBe(`PID ${holder.pid} (${JSON.stringify(name)})`);
+    } finally {
+      holder.kill("SIGKILL");
     }
   });
 

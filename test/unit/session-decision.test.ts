@@ -43,6 +43,26 @@ describe("decideStart", () => {
     expect(decision.reason).toContain("cannot lose the prompt");
   });
 
+  describe("a supervisor's restart never goes cold on an unknown probe", () => {
+    it.each([noState, chat, emptyChat, corrupt])("state %o: the restart fails and says why", (state) => {
+      expect(() =>
+        decideStart({ continueSession: true, sessionName: "task-1", probe: unknown, state, restart: true }),
+      ).toThrow(
+        'could not tell whether Goose still has session "task-1" (goose session list failed), so the restart did not start a new session in its place.',
+      );
+    });
+
+    it.each([
+      // probe, state, mode, state action: the same as a start when Goose answered
+      [found(3), chat, "warm", "keep"],
+      [absent, chat, "cold", "set-aside"],
+      [found(0), noState, "cold", "none"],
+    ] as const)("probe %o, state %o -> %s, state %s", (probe, state, mode, stateAction) => {
+      const decision = decideStart({ continueSession: true, sessionName: "task-1", probe, state, restart: true });
+      expect([decision.mode, decision.state]).toEqual([mode, stateAction]);
+    });
+  });
+
   it("explains a lost Goose database when setting the chat aside", () => {
     const decision = decideStart({ continueSession: true, sessionName: "task-1", probe: absent, state: chat });
     expect(decision.reason).toContain('no session named "task-1"');

@@ -41,7 +41,31 @@ describe("installedVersion", () => {
   it("answers null for a binary that fails or is missing", async () => {
     const bin = path.join(dir, "broken");
     await writeFile(bin, "#!/bin/sh\necho 1.0.0\nexit 1\n", { mode: 0o755 });
-    expect(await installedVersion(bin)).toBeNull();
-    expect(await installedVersion(path.join(dir, "missing"))).toBeNull();
+    expect(await installedVersion(bin, { PATH: "/usr/bin:/bin" })).toBeNull();
+    expect(await installedVersion(path.join(dir, "missing"), { PATH: "/usr/bin:/bin" })).toBeNull();
+  });
+
+  it("runs the binary, which may be an unverified download, without the agent's token or the provider's keys", async () => {
+    const bin = path.join(dir, "env-recording");
+    const seen = path.join(dir, "env-seen");
+    await writeFile(
+      bin,
+      `#!/bin/sh
+env > '${seen}'
+echo 'agentapi version 0.12.2'
+`,
+      { mode: 0o755 },
+    );
+    const env = {
+      PATH: "/usr/bin:/bin",
+      HOME: dir,
+      CODER_AGENT_TOKEN: "agent-token-secret",
+      CODER_AGENT_URL: "https://coder.example.com",
+      ANTHROPIC_API_KEY: "sk-ant-secret",
+    };
+    expect(await installedVersion(bin, env)).toBe("0.12.2");
+    const lines = (await readFile(seen, "utf8")).split("\n");
+    expect(lines.filter((line) => line.startsWith("CODER") || line.includes("secret"))).toEqual([]);
+    expect(lines).toContain(`HOME=${dir}`);
   });
 });

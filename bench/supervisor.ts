@@ -22,7 +22,7 @@ import path from "node:path";
 import { renderModule, tools, Workspace } from "../support/workspace/index.js";
 
 const runs = Number(process.argv[2] ?? 5);
-// The bound for an AgentAPI answering again after a crash.
+// The bound for an AgentAPI answering again after a crash.
 const GOAL_BACK_MS = 10_000;
 
 function stats(values: number[]): string {

@@ -20,8 +20,9 @@ async function main(): Promise<void> {
   if (await reuseRunningAgentapi(paths, port)) return;
   await phase("port", () => ensurePortFree(port));
   const tools = await installAndConfigure(config, paths, home);
-  const gate = await phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
-  const { launched } = await launchGoose({ config, tools, gate, home, startedAt });
+  // Not awaited here: launchGoose asks Goose about its sessions meanwhile.
+  const gating = phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
+  const { gate, launched } = await launchGoose({ config, tools, gate: gating, home, startedAt });
   if (launched && config.supervise)
     await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, code: ownScript }));
 }

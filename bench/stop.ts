@@ -106,7 +106,10 @@ fi
 }
 
 export async function benchStop(runs: number): Promise<void> {
-  const b = await benchWorkspace();
+  // The registry's sequence and the floor end AgentAPI without our stop
+  // script, which a supervisor would take for a crash and restart; the
+  // stand-down's share of our stop is in `npm run bench -- supervisor`.
+  const b = await benchWorkspace({ supervise: false });
   const { ws, coder, rendered, taskId } = b;
   type Variant = "ours" | "registry" | "registry, zombie-aware wait" | "floor";
   const variants: Variant[] = ["ours", "registry", "registry, zombie-aware wait", "floor"];

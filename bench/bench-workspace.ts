@@ -14,7 +14,8 @@ export interface BenchWorkspace {
   close(): Promise<void>;
 }
 
-export async function benchWorkspace(): Promise<BenchWorkspace> {
+/** `vars` are added to the module's variables. */
+export async function benchWorkspace(vars: Record<string, unknown> = {}): Promise<BenchWorkspace> {
   const coder = await CoderEndpoint.start();
   const ws = await Workspace.create();
   ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: coder.token });
@@ -29,6 +30,7 @@ export async function benchWorkspace(): Promise<BenchWorkspace> {
       install_goose: false,
       install_agentapi: false,
       agentapi_port: ws.port,
+      ...vars,
     },
     { CODER_WORKSPACE_ID: randomUUID(), CODER_AGENT_URL: `${coder.url}/` },
   );

@@ -1,5 +1,5 @@
 // `npm run bench -- [runs] [stop] [start] [snapshot] [scaling] [runtime]`:
-// the timing measurements of issue 13, each printed with min/median/max, its
+// the timing measurements, each printed with min/median/max, its
 // goal, and the machine's load average before and after (the machine is
 // shared). Runs per variant default to 5; no name runs them all. Timing goals
 // live here, never in tests.

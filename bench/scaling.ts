@@ -2,7 +2,7 @@
 // 10, 1,000 and 10,000 messages in AgentAPI's chat, alternating in one run.
 // The chat is written into AgentAPI's state file before a warm start (AgentAPI
 // loads it), then one message is sent, so the stop saves, snapshots and checks
-// a chat of that length. The cost should grow linearly (issue 13).
+// a chat of that length. The cost should grow linearly.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { benchWorkspace, expectExit0, phases, startSettled, stopAll } from "./bench-workspace.js";

@@ -18,7 +18,7 @@ import { readCmdline } from "../support/workspace/index.js";
 import { type BenchWorkspace, benchWorkspace, phases, startSettled, stopAll, wipeHome } from "./bench-workspace.js";
 import { figure, median } from "./stats.js";
 
-// Goal (issue 13): warm and cold starts to "stable" within 200 ms of AgentAPI started directly.
+// Goal: warm and cold starts to "stable" within 200 ms of AgentAPI started directly.
 const GOAL_OVER_FLOOR_MS = 200;
 const POLL_MS = 10;
 

@@ -32,10 +32,11 @@ export function median(values: number[]): number {
   return summarize(values).median;
 }
 
-/** The 1, 5 and 15 minute load averages against the number of cores. */
+/** When, and the 1, 5 and 15 minute load averages against the number of cores: what a quoted figure cites. */
 export function loadLine(): string {
   const [one, five, fifteen] = loadavg().map((v) => v.toFixed(2));
-  return `load average ${one}, ${five}, ${fifteen} on ${cpus().length} core(s)`;
+  const at = new Date().toISOString().replace("T", " ").slice(0, 16);
+  return `${at} UTC, load average ${one}, ${five}, ${fifteen} on ${cpus().length} core(s)`;
 }
 
 /** Times an async step in milliseconds, to a tenth. */

@@ -16,7 +16,7 @@ import { isRunning, tools, type Workspace } from "../support/workspace/index.js"
 import { benchWorkspace, expectExit0, phases, startSettled } from "./bench-workspace.js";
 import { figure, median } from "./stats.js";
 
-// Goals for an idle stop (issue 13): a median of at most 250 ms for the whole
+// Goals for an idle stop: a median of at most 250 ms for the whole
 // coder_script, within 150 ms of AgentAPI's own floor measured in the same run.
 const GOAL_MEDIAN_MS = 250;
 const GOAL_OVER_FLOOR_MS = 150;
@@ -106,7 +106,10 @@ fi
 }
 
 export async function benchStop(runs: number): Promise<void> {
-  const b = await benchWorkspace();
+  // The registry's sequence and the floor end AgentAPI without our stop
+  // script, which a supervisor would take for a crash and restart; the
+  // stand-down's share of our stop is in `npm run bench -- supervisor`.
+  const b = await benchWorkspace({ supervise: false });
   const { ws, coder, rendered, taskId } = b;
   type Variant = "ours" | "registry" | "registry, zombie-aware wait" | "floor";
   const variants: Variant[] = ["ours", "registry", "registry, zombie-aware wait", "floor"];

@@ -20,9 +20,10 @@ import { randomUUID } from "node:crypto";
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { renderModule, tools, Workspace } from "../support/workspace/index.js";
+import { loadLine } from "./stats.js";
 
 const runs = Number(process.argv[2] ?? 5);
-// The issue's bound for an AgentAPI answering again after a crash.
+// The bound for an AgentAPI answering again after a crash.
 const GOAL_BACK_MS = 10_000;
 
 function stats(values: number[]): string {
@@ -68,14 +69,25 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60
   }
 }
 
+/** The supervisor's resident memory in MB (VmRSS in /proc/<pid>/status, proc(5)). */
+async function supervisorRssMb(ws: Workspace): Promise<number> {
+  const pid = Number((await ws.readModuleFile("supervisor.pid"))?.trim());
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
+  if (!kb) throw new Error(`no VmRSS for the supervisor (PID ${pid})`);
+  return Math.round(kb / 1024);
+}
+
 /** A fresh workspace each time, so every crash is a first one (1 s backoff). */
-async function recovery(): Promise<{ back: number[]; ready: number[] }> {
+async function recovery(): Promise<{ back: number[]; ready: number[]; rss: number[] }> {
   const back: number[] = [];
   const ready: number[] = [];
+  const rss: number[] = [];
   for (let i = 0; i < runs; i++) {
     const { ws } = await workspace(true);
     try {
       await ws.send("a turn before the crash");
+      rss.push(await supervisorRssMb(ws));
       const old = await agentapiPid(ws);
       const killed = performance.now();
       process.kill(old, "SIGKILL");
@@ -94,7 +106,7 @@ async function recovery(): Promise<{ back: number[]; ready: number[] }> {
       await rm(ws.home, { recursive: true, force: true });
     }
   }
-  return { back, ready };
+  return { back, ready, rss };
 }
 
 interface TurnTimes {
@@ -190,13 +202,14 @@ async function standDown(): Promise<{ on: number[]; off: number[]; phase: number
 }
 
 async function main(): Promise<number> {
-  console.log(`bench: AgentAPI ${tools.agentapiNewVersion}, Goose test double, ${runs} run(s) each`);
+  console.log(`bench: AgentAPI ${tools.agentapiNewVersion}, Goose test double, ${runs} run(s) each (${loadLine()})`);
   const back = await recovery();
   const save = await autosaveCost();
   const stop = await standDown();
-  console.log("");
+  console.log(`\n(${loadLine()})`);
   console.log(`kill -9 AgentAPI -> AgentAPI answers again      ${stats(back.back)}`);
   console.log(`kill -9 AgentAPI -> Goose ready (stable)        ${stats(back.ready)}`);
+  console.log(`supervisor resident memory (VmRSS), MB          ${stats(back.rss).replaceAll(" ms", "")}`);
   console.log(`turn, POST to reply stored, supervisor on       ${stats(save.on.reply)}`);
   console.log(`turn, POST to reply stored, supervisor off      ${stats(save.off.reply)}`);
   console.log(`turn, POST to reply stored, a save at the POST  ${stats(save.collided.reply)}`);

@@ -20,49 +20,59 @@ export interface InstalledTools {
  * Everything after the installs, the same for a start and for a supervisor's
  * restart: cold or warm from Goose's own sessions, the saved chat readied, the
  * launch recorded for the stop script, then AgentAPI launched with Goose.
- * Returns the plan, and whether AgentAPI is up (false when a stop or `abort`
- * came first). `restart` marks the supervisor's restarts (decideStart says
- * what changes).
+ * `gate` may still be running (the start's version gate): the decision runs
+ * beside it. `restart` marks the supervisor's restarts (decideStart says what
+ * changes). Returns the gate, the plan, and whether AgentAPI is up (false when
+ * a stop or `abort` came first).
  */
 export async function launchGoose(opts: {
   config: StartConfig;
   tools: InstalledTools;
-  gate: DecidedGate;
+  gate: DecidedGate | Promise<DecidedGate>;
   home: string;
   startedAt: number;
   restart?: boolean;
   abort?: () => string | undefined;
-}): Promise<{ plan: LaunchPlan; launched: boolean }> {
-  const { config, tools, gate, home, startedAt } = opts;
+}): Promise<{ gate: DecidedGate; plan: LaunchPlan; launched: boolean }> {
+  const { config, tools, home, startedAt } = opts;
   const { paths } = config;
   const goose = config.agent;
   const { port } = config.agentapi;
+  const access = decideAccess(config.access, { port, appSlug: goose.app_slug }, process.env);
+  const envWith = (persistence: PersistenceFiles | null) =>
+    buildLaunchEnv(process.env, {
+      chatBasePath: config.agentapi.chat_base_path,
+      persistence,
+      allowedHosts: access.hosts,
+      allowedOrigins: access.origins,
+      provider: goose.provider,
+      model: goose.model,
+      mode: goose.mode,
+      pathPrefix: tools.pathPrefix,
+    });
+
+  // AgentAPI's version and Goose's sessions are independent questions to two
+  // binaries, so they are asked at once. Goose's helpers get the launch
+  // environment without AgentAPI's state variables (AGENTAPI_*), which Goose
+  // never reads, so they need not wait for the gate.
+  const [gate, plan] = await Promise.all([
+    opts.gate,
+    phase("decide", () =>
+      decideLaunch({
+        goose,
+        gooseBin: tools.gooseBin,
+        env: envWith(null),
+        home,
+        folder: config.folder,
+        paths,
+        restart: opts.restart === true,
+      }),
+    ),
+  ]);
   const persistence: PersistenceFiles | null = gate.enabled
     ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
     : null;
-  const access = decideAccess(config.access, { port, appSlug: goose.app_slug }, process.env);
-  const launchEnv = buildLaunchEnv(process.env, {
-    chatBasePath: config.agentapi.chat_base_path,
-    persistence,
-    allowedHosts: access.hosts,
-    allowedOrigins: access.origins,
-    provider: goose.provider,
-    model: goose.model,
-    mode: goose.mode,
-    pathPrefix: tools.pathPrefix,
-  });
-
-  const plan = await phase("decide", () =>
-    decideLaunch({
-      goose,
-      gooseBin: tools.gooseBin,
-      env: launchEnv,
-      home,
-      folder: config.folder,
-      paths,
-      restart: opts.restart === true,
-    }),
-  );
+  const launchEnv = envWith(persistence);
   const stateBackup = persistence ? await prepareState(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
   const gooseArgs = buildGooseArgs(plan.decision.mode, goose.session_name, promptFile, plan.turn.action === "continue");
@@ -91,5 +101,5 @@ export async function launchGoose(opts: {
       abort: opts.abort,
     }),
   );
-  return { plan, launched };
+  return { gate, plan, launched };
 }

@@ -12,6 +12,8 @@ export interface ConversationTail {
   visibleCount: number;
   lastVisibleRole: string | null;
   lastVisibleUserText: string | null;
+  /** No assistant message, visible or hidden, came after the last visible one. */
+  unanswered: boolean;
 }
 
 export type TailProbe = { kind: "read"; tail: ConversationTail; source: string } | { kind: "unknown"; reason: string };
@@ -23,8 +25,13 @@ export type TurnDecision =
 
 /**
  * Whether a warm start carries on an interrupted turn. A turn counts as
- * interrupted when the last message the user can see is theirs: Goose stores
- * it when Enter is pressed and the reply only when the turn ends. It is
+ * interrupted when the last message the user can see is theirs and Goose
+ * stored no assistant message after it: Goose stores the user's message when
+ * Enter is pressed and the reply only when the turn ends (observed with Goose
+ * 1.46.1). A reply the chat does not show (metadata userVisible false, as
+ * Goose marks the messages it keeps for the model alone; MessageMetadata in
+ * crates/goose/src/conversation/message.rs, aaif-goose/goose) still ends the
+ * turn. It is
  * continued once: when the unanswered message is the module's own
  * continuation, that continuation was interrupted too, and sending it again
  * could loop for ever on a turn that always dies.
@@ -48,6 +55,11 @@ export function decideInterruptedTurn(input: {
       reason: tail.visibleCount === 0 ? "the session holds no visible message" : "the last turn was answered",
     };
   }
+  if (!tail.unanswered)
+    return {
+      action: "none",
+      reason: "Goose stored a reply the chat does not show after the last visible message, so the turn was answered",
+    };
   if (tail.lastVisibleUserText === CONTINUATION_TEXT) {
     return {
       action: "wait",

@@ -33,7 +33,7 @@ export function agentapiAssetUrl(base: string, version: string, arch: ReleaseArc
 /**
  * aaif-goose/goose's CLI tarball: <base>/v<X.Y.Z>/goose-<x86_64|aarch64>-unknown-linux-gnu.tar.bz2,
  * the name its download_cli.sh fetches (download_cli.sh at v1.47.0). The
- * .tar.gz twin exists only from 1.29 on (#8054); the .tar.bz2 from 1.0 on.
+ * .tar.gz twin exists only from release 1.29 on; the .tar.bz2 from 1.0 on.
  */
 export function gooseAssetUrl(base: string, version: string, arch: ReleaseArch): string {
   const target = arch === "amd64" ? "x86_64" : "aarch64";

@@ -66,9 +66,16 @@ export async function reuseRunningAgentapi(paths: ModulePaths, port: number): Pr
   return false;
 }
 
-/** Fails in moments, naming the holder, when another server already listens on the module's port. */
-export async function ensurePortFree(port: number): Promise<void> {
-  const holder = await describePortHolder(port);
+/**
+ * Fails in moments, naming the holder, when another server already listens on
+ * the module's port. `lookup` is describePortHolder(port) when the caller
+ * started it earlier.
+ */
+export async function ensurePortFree(
+  port: number,
+  lookup: Promise<string | null> = describePortHolder(port),
+): Promise<void> {
+  const holder = await lookup;
   if (holder === null) return;
   throw new StepError(
     `port ${port} is already in use by ${holder}, so AgentAPI cannot listen there. ` +

@@ -2,6 +2,7 @@ import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "
 import { launchGoose } from "./goose-launch.js";
 import { phase, reportFatal } from "./log.js";
 import { decidePersistence } from "./persistence-gate.js";
+import { describePortHolder } from "./port-owner.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./start-checks.js";
 import { installAndConfigure } from "./start-install.js";
 import { superviseMain } from "./supervisor.js";
@@ -16,12 +17,19 @@ async function main(): Promise<void> {
   const { paths } = config;
   const { port } = config.agentapi;
 
+  // Who holds the port is looked up beside the folders' preparation: the two
+  // are independent, and the answer counts only when no AgentAPI of this
+  // module runs there already. It stays before the installs, so a taken port
+  // fails the start before any download or user script.
+  const portHolder = describePortHolder(port);
+  portHolder.catch(() => undefined); // read below, unless the start ends first
   await phase("prepare", () => prepareFolders(paths, config.folder));
   if (await reuseRunningAgentapi(paths, port)) return;
-  await phase("port", () => ensurePortFree(port));
+  await phase("port", () => ensurePortFree(port, portHolder));
   const tools = await installAndConfigure(config, paths, home);
-  const gate = await phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
-  const { launched } = await launchGoose({ config, tools, gate, home, startedAt });
+  // Not awaited here: launchGoose asks Goose about its sessions meanwhile.
+  const gating = phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
+  const { gate, launched } = await launchGoose({ config, tools, gate: gating, home, startedAt });
   if (launched && config.supervise)
     await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, code: ownScript }));
 }

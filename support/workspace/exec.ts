@@ -11,7 +11,14 @@ export interface RunResult {
 export function run(
   command: string,
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
+  opts: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    timeoutMs?: number;
+    input?: string;
+    /** Called with the whole stdout so far each time more arrives, to act while the command runs. */
+    onStdout?: (stdout: string) => void;
+  } = {},
 ): Promise<RunResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -22,7 +29,10 @@ export function run(
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      opts.onStdout?.(stdout);
+    });
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
     child.on("error", reject);

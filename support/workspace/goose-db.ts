@@ -97,3 +97,22 @@ export async function gooseSessionModes(db: string): Promise<Array<{ name: strin
   const rows = await queryGooseDb(db, "SELECT name, goose_mode FROM sessions ORDER BY created_at");
   return rows.map((r) => ({ name: String(r.name), mode: String(r.goose_mode) }));
 }
+
+/**
+ * The ids of the user and scheduled sessions named `name` (not sub-agents'),
+ * read from Goose's database: the one with the latest message first (then the
+ * highest id), which is the one `goose session --resume --name` picks
+ * (list_sessions_matching in crates/goose/src/session/session_manager.rs,
+ * aaif-goose/goose). More than one means a resume was lost and a new session
+ * made instead.
+ */
+export async function gooseSessionsNamed(db: string, name: string): Promise<string[]> {
+  const rows = await queryGooseDb(
+    db,
+    "SELECT s.id, s.name, s.session_type, (SELECT MAX(m.created_timestamp) FROM messages m WHERE m.session_id = s.id) AS last FROM sessions s",
+  );
+  return rows
+    .filter((r) => r.name === name && (r.session_type === "user" || r.session_type === "scheduled"))
+    .sort((a, b) => Number(b.last ?? 0) - Number(a.last ?? 0) || String(b.id).localeCompare(String(a.id)))
+    .map((r) => String(r.id));
+}

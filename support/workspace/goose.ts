@@ -13,7 +13,6 @@ import {
   symlinkSync,
 } from "node:fs";
 import path from "node:path";
-import { findNamedSession } from "../../src/goose-sessions.js";
 import { GOOSE_DOUBLE, gooseDoubleDir, scratchRoot } from "./repo.js";
 
 /** The provider and model a real Goose is given: the model stub speaks OpenAI's API. */
@@ -113,20 +112,4 @@ export function gooseUnderTest(bin: string | undefined = process.env.GOOSE_BIN):
       };
   underTest.set(key, found);
   return found;
-}
-
-/**
- * The sessions carrying `name` in `goose session list --format json` output,
- * in the order a resume by name would pick them, by the module's own rule.
- * More than one means a resume was lost and a new session made instead.
- */
-export function sessionsNamed(listJson: string, name: string): string[] {
-  let remaining = JSON.parse(listJson.trim() || "[]") as Array<{ id?: unknown }>;
-  const ids: string[] = [];
-  for (;;) {
-    const probe = findNamedSession(JSON.stringify(remaining), name);
-    if (probe.kind !== "found") return ids;
-    ids.push(probe.id);
-    remaining = remaining.filter((s) => String(s.id) !== probe.id);
-  }
 }

@@ -5,6 +5,16 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { isRunning, listPids, parseStat, signal } from "../../src/processes.js";
 
+/**
+ * A process's argv from /proc/<pid>/cmdline (NUL-separated, one trailing NUL;
+ * proc(5)), read here rather than with the module's own reader, so a test's
+ * view of what runs does not come from the code under test. [] once it is gone.
+ */
+export async function commandLine(pid: number): Promise<string[]> {
+  const raw = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+  return raw === "" ? [] : raw.replace(/\0$/, "").split("\0");
+}
+
 /** A process's state letter (R, S, D, T, Z, ...); null once it is gone. */
 export async function processState(pid: number): Promise<string | null> {
   return parseStat(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""))?.state ?? null;

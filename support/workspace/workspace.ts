@@ -3,13 +3,12 @@
 // at it: its scripts' runs, AgentAPI, Goose's database, its processes.
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { gooseSessionsDb } from "../../src/goose-sessions.js";
 import { type ModelStub, startModelStub } from "../model-stub/server.js";
 import { AgentApiClient, type ChatMessage } from "./agentapi-client.js";
 import { baseScriptEnv, runCoderScript } from "./coder-agent.js";
 import { type RunResult, run, waitFor } from "./exec.js";
-import { type GooseUnderTest, gooseUnderTest, sessionsNamed } from "./goose.js";
-import { gooseDeliveries, gooseReplies } from "./goose-db.js";
+import { type GooseUnderTest, gooseUnderTest } from "./goose.js";
+import { gooseDeliveries, gooseReplies, gooseSessionsNamed } from "./goose-db.js";
 import { freePort } from "./ports.js";
 import { killProcessesWithEnv, processesWithEnv } from "./processes.js";
 import { scratchDir, tools } from "./repo.js";
@@ -122,9 +121,15 @@ export class Workspace {
       .map((line) => JSON.parse(line));
   }
 
-  /** Goose's sessions database for this workspace's environment, by the module's own rule. */
+  /**
+   * Goose's sessions database: ~/.local/share/goose/sessions/sessions.db, as
+   * Goose keeps it when neither GOOSE_PATH_ROOT nor XDG_DATA_HOME is set
+   * (observed with Goose 1.46.1), and this workspace sets neither.
+   */
   get gooseDb(): string {
-    return gooseSessionsDb(this.env(), this.home);
+    const moved = ["GOOSE_PATH_ROOT", "XDG_DATA_HOME"].filter((name) => this.env()[name]);
+    if (moved.length > 0) throw new Error(`Workspace.gooseDb does not follow ${moved.join(" or ")}`);
+    return path.join(this.home, ".local", "share", "goose", "sessions", "sessions.db");
   }
 
   /** How many times Goose received this text (or text `match` accepts) as a user message, across all sessions. */
@@ -148,9 +153,9 @@ export class Workspace {
     return result.stdout;
   }
 
-  /** The ids of the sessions named `name`, the one a resume picks first. */
-  async sessionsNamed(name: string): Promise<string[]> {
-    return sessionsNamed(await this.gooseSessionList(), name);
+  /** The ids of the sessions named `name`, the one a resume picks first, from Goose's database. */
+  sessionsNamed(name: string): Promise<string[]> {
+    return gooseSessionsNamed(this.gooseDb, name);
   }
 
   status(): Promise<string | null> {

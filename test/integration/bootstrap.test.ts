@@ -39,15 +39,27 @@ function keyPaths(value: unknown, prefix = ""): string[] {
   return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...keyPaths(child, `${prefix}${key}.`)]);
 }
 
-/** `value` wrapped so that every key read, at any depth, is recorded in `read`; lists are values, as in keyPaths. */
+/**
+ * `value` wrapped so that every key read or tested with `in`, at any depth, is
+ * recorded in `read`, whether the document has it or not: a key the script
+ * reads but Terraform never sends shows up as a path keyPaths does not list.
+ * Names every object has (its prototype's, such as `constructor`) are not
+ * settings and are not recorded. Lists are values, as in keyPaths.
+ */
 function recording(value: unknown, read: Set<string>, prefix = ""): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const note = (target: object, key: string | symbol) => {
+    if (typeof key === "string" && (Object.hasOwn(target, key) || !(key in target))) read.add(`${prefix}${key}`);
+  };
   return new Proxy(value, {
     get(target, key, receiver) {
+      note(target, key);
       const child = Reflect.get(target, key, receiver);
-      if (typeof key !== "string" || !Object.hasOwn(target, key)) return child;
-      read.add(`${prefix}${key}`);
-      return recording(child, read, `${prefix}${key}.`);
+      return typeof key === "string" && Object.hasOwn(target, key) ? recording(child, read, `${prefix}${key}.`) : child;
+    },
+    has(target, key) {
+      note(target, key);
+      return Reflect.has(target, key);
     },
   });
 }

@@ -52,6 +52,21 @@ function spinnerOnly(text: string): boolean {
 /** Visible user messages that are not the task prompt: follow-ups and continuations. */
 const notThePrompt = (text: string) => text !== PROMPT;
 
+/**
+ * Stores, as Goose would, an assistant reply the chat does not show after the
+ * conversation's last message: metadata userVisible false, agentVisible true.
+ * Goose is not running, so nothing else writes the database meanwhile.
+ */
+async function storeHiddenReply(ws: Workspace): Promise<void> {
+  const sql = [
+    "INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp, metadata_json)",
+    'SELECT \'hidden-reply\', session_id, \'assistant\', \'[{"type":"text","text":"Done."}]\', created_timestamp,',
+    '\'{"userVisible":false,"agentVisible":true}\' FROM messages ORDER BY id DESC LIMIT 1;',
+  ].join(" ");
+  const stored = await run("sqlite3", ["-cmd", ".timeout 10000", ws.gooseDb, sql]);
+  expect(stored.code, stored.stderr).toBe(0);
+}
+
 async function waitRunning(ws: Workspace): Promise<void> {
   await ws.waitFor("a running turn", async () => (await ws.status()) === "running");
 }
@@ -165,6 +180,26 @@ describe("a stop during a turn, and the restart after it", () => {
     await waitTurns(ws, 2);
     expect(await ws.deliveries("Now also update the changelog.")).toBe(1);
     expect(await ws.deliveries(PROMPT)).toBe(1);
+    await stop(ws, rendered);
+  });
+
+  it("a turn Goose answered with a reply the chat does not show: the restart sends nothing", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
+    await stopDuringFollowUp(ws, rendered, "A follow-up answered out of sight.");
+    // Goose keeps messages meant for the model alone with userVisible false
+    // (MessageMetadata::agent_only in crates/goose/src/conversation/message.rs,
+    // aaif-goose/goose); one stored as the reply ends the turn.
+    await storeHiddenReply(ws);
+    const replies = await ws.replies();
+
+    await setTurnMs(ws, 200);
+    const resumed = await start(ws, rendered);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("none");
+    expect(resumed.stdout).not.toMatch(/carry on/);
+    await ws.waitStable();
+    expect(await ws.deliveries(notThePrompt)).toBe(1);
+    expect(await ws.replies()).toBe(replies);
     await stop(ws, rendered);
   });
 

@@ -6,7 +6,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, expect, onTestFinished } from "vitest";
-import { type Rendered, type RunResult, readCmdline, renderModule, Workspace } from "../../support/workspace/index.js";
+import { commandLine, type Rendered, type RunResult, renderModule, Workspace } from "../../support/workspace/index.js";
 
 export const WORKSPACE_ID = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b";
 export const TASK_ID = "0b7e5c1a-6d2f-4f3e-9a8b-7c6d5e4f3a2b";
@@ -72,8 +72,8 @@ export function expectOk(result: RunResult, what: string): void {
 }
 
 /** A process's argv; [] once it is gone. */
-export async function cmdline(pid: number): Promise<string[]> {
-  return (await readCmdline(pid)) ?? [];
+export function cmdline(pid: number): Promise<string[]> {
+  return commandLine(pid);
 }
 
 /** Live `agentapi` processes started with this workspace's HOME. */

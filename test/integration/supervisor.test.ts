@@ -1,4 +1,4 @@
-// The supervisor the start script leaves beside AgentAPI (issue 12), against
+// The supervisor the start script leaves beside AgentAPI, against
 // real AgentAPI and the Goose under test: crashes are restarted warm with the
 // same session and no prompt delivery, every turn is saved as it ends, a stop
 // always wins, and a Goose that cannot resume ends in a bounded give-up.
@@ -6,7 +6,6 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSupervisor } from "../../src/supervisor-process.js";
 import { childPids, gooseUnderTest, isRunning, scratchDir, type Workspace } from "../../support/workspace/index.js";
 import {
   agentapiPids,
@@ -23,10 +22,17 @@ import {
   waitTurns,
 } from "./scenario.js";
 
-/** Live supervisors of this workspace's module folder. */
+/**
+ * Live supervisors of this workspace's module folder, read from /proc: the
+ * processes whose command line, as `ps` shows it, ends with
+ * `goose-module-supervisor <module folder>`.
+ */
 async function supervisors(ws: Workspace): Promise<number[]> {
   const found: number[] = [];
-  for (const pid of await ws.processes()) if (isSupervisor(await cmdline(pid), ws.moduleDir)) found.push(pid);
+  for (const pid of await ws.processes()) {
+    const argv = await cmdline(pid);
+    if (argv.slice(-2).join("\0") === `goose-module-supervisor\0${ws.moduleDir}`) found.push(pid);
+  }
   return found;
 }
 
@@ -99,7 +105,7 @@ async function expectResumedWithoutDelivery(ws: Workspace, sessionId: string | u
   }
 }
 
-// The issue's bound for an AgentAPI answering again after a crash.
+// The README's bound for an AgentAPI answering again after a crash.
 const BACK_WITHIN_MS = 10_000;
 
 describe("crash recovery", () => {

@@ -4,6 +4,7 @@
 // AgentAPI and the Goose under test, and checks outcomes: prompt deliveries,
 // cold or warm, exit codes, file modes and bytes, and which processes live.
 
+import { existsSync } from "node:fs";
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
@@ -70,7 +71,7 @@ describe("the user's startup files never reach the module", () => {
 describe("a port someone else holds", () => {
   let server: Server | null = null;
 
-  it("fails the start at once, naming the port and the process holding it; Goose never runs", async () => {
+  it("fails the start at once, naming the port and the process holding it, before any install step; Goose never runs", async () => {
     const ws = await newWorkspace();
     server = createServer((_req, res) => {
       res.writeHead(200, { "Content-Type": "application/json" });
@@ -78,10 +79,11 @@ describe("a port someone else holds", () => {
     });
     await new Promise<void>((resolve) => server!.listen(ws.port, "127.0.0.1", resolve));
     try {
-      const rendered = await render(ws);
+      const rendered = await render(ws, { pre_install_script: 'touch "$HOME/pre-install-ran"' });
       const result = await ws.runScript(rendered.start);
       expect(result.code, output(result)).not.toBe(0);
       expect(result.stderr).toContain(`port ${ws.port}`);
+      expect(existsSync(path.join(ws.home, "pre-install-ran"))).toBe(false);
       expect(result.stderr).toContain(`PID ${process.pid}`);
       expect(result.stdout).not.toContain("Goose is ready");
       expect(await ws.deliveries(PROMPT)).toBe(0);

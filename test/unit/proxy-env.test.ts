@@ -22,7 +22,7 @@ describe("proxyFor", () => {
     ["http://mirror.internal/x", { HTTPS_PROXY: "http://up:3128" }, null],
     ["https://github.com/x", { http_proxy: "http://low:3128" }, null],
     ["http://mirror.internal/x", { http_proxy: "http://low:3128" }, "http://low:3128/ from http_proxy"],
-    // curl ignores HTTP_PROXY (httpoxy); the module reads it, as the issue asks.
+    // curl ignores HTTP_PROXY (httpoxy); a coder_script is no CGI program, so the module reads it.
     ["http://mirror.internal/x", { HTTP_PROXY: "http://up:3128" }, "http://up:3128/ from HTTP_PROXY"],
     // curl: no scheme means http://, no port means 1080.
     ["https://github.com/x", { https_proxy: "proxy.corp" }, "http://proxy.corp:1080/ from https_proxy"],

@@ -96,10 +96,11 @@ describe("decideInterruptedTurn", () => {
     lastVisibleRole: string | null,
     lastVisibleUserText: string | null = "fix it",
     visibleCount = 3,
+    unanswered = lastVisibleRole === "user",
   ): TailProbe => ({
     kind: "read",
     source: "test",
-    tail: { visibleCount, lastVisibleRole, lastVisibleUserText },
+    tail: { visibleCount, lastVisibleRole, lastVisibleUserText, unanswered },
   });
   it.each([
     // enabled, mode, probe, action
@@ -111,6 +112,10 @@ describe("decideInterruptedTurn", () => {
     [false, "warm", read("user"), "wait"],
     [true, "warm", read("user", CONTINUATION_TEXT), "wait"],
     [false, "warm", read("user", CONTINUATION_TEXT), "wait"],
+    // A hidden assistant message after the last visible user message: Goose answered.
+    [true, "warm", read("user", "fix it", 3, false), "none"],
+    [false, "warm", read("user", "fix it", 3, false), "none"],
+    [true, "warm", read("user", CONTINUATION_TEXT, 3, false), "none"],
   ] as const)("enabled=%s %s %o -> %s", (enabled, mode, probe, action) => {
     expect(decideInterruptedTurn({ enabled, mode, probe }).action).toBe(action);
   });

@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"
 
-bash tools/setup.sh
+SETUP_BROWSER=1 bash tools/setup.sh
 # shellcheck source=/dev/null
 . .tools/env.sh
 # shellcheck source=tools/lint.sh

@@ -79,15 +79,18 @@ export async function pageMessages(page: Page): Promise<PageMessage[]> {
   return raw.map(({ user, text }) => ({ role: user ? "user" : "agent", text: flat(text) }));
 }
 
+// The chat's input box; react-textarea-autosize adds a hidden twin to measure text.
+const chatInput = (page: Page) => page.locator('textarea:not([disabled]):not([aria-hidden="true"])');
+
 /** The page's input takes text: AgentAPI reports the agent stable (message-input.tsx enables it only then). */
 export async function waitInputReady(page: Page, timeoutMs = 120_000): Promise<void> {
-  await page.locator("textarea:not([disabled])").waitFor({ state: "visible", timeout: timeoutMs });
+  await chatInput(page).waitFor({ state: "visible", timeout: timeoutMs });
 }
 
 /** Types `text` into the page's input and presses its Send button, as a person would. */
 export async function typeAndSend(page: Page, text: string): Promise<void> {
   await waitInputReady(page);
-  const input = page.locator("textarea:not([disabled])");
+  const input = chatInput(page);
   await input.fill(text);
   await page.getByTitle("Send Message").click();
 }

@@ -452,7 +452,8 @@ step_runtimes() {
 # which never downloads a browser of its own. Without SETUP_BROWSER=1 these steps only look
 # for what an earlier run left, so the light profile stays light.
 
-# step_chromium: CHROMIUM_BIN, or empty with CHROMIUM_SKIP saying how to get it.
+# step_chromium: CHROMIUM_BIN, or empty with CHROMIUM_SKIP saying how to get it. The emoji
+# font draws the "⏱" Goose prints after each reply in the screenshots.
 step_chromium() {
   local bin="" got t
   CHROMIUM_BIN="" CHROMIUM_SKIP=""
@@ -461,7 +462,7 @@ step_chromium() {
     t="$(now_ms)"
     log "installing Debian's chromium with apt-get (log: $(rel "$LOG_DIR/chromium-apt.log"))"
     if run_logged chromium-apt-update apt-get update -q &&
-      run_logged chromium-apt env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; then
+      run_logged chromium-apt env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-color-emoji; then
       bin="$(command -v chromium || true)"
       log "chromium installed in $(since "$t")"
     fi

@@ -95,8 +95,9 @@ export function parseSubdomainApp(subdomain: string): AppAddress | null {
  */
 export function findApp(apps: ProxiedApp[], address: AppAddress): ProxiedApp | null {
   return (
-    apps.find((app) => app.owner === address.owner && app.workspace === address.workspace && app.slug === address.slug) ??
-    null
+    apps.find(
+      (app) => app.owner === address.owner && app.workspace === address.workspace && app.slug === address.slug,
+    ) ?? null
   );
 }
 
@@ -188,7 +189,8 @@ export class AppProxy {
 
   static async start(opts: AppProxyOptions): Promise<AppProxy> {
     const accessUrl = new URL(opts.accessUrl);
-    if (accessUrl.protocol !== "http:") throw new Error(`the app proxy stand-in speaks http only, not ${opts.accessUrl}`);
+    if (accessUrl.protocol !== "http:")
+      throw new Error(`the app proxy stand-in speaks http only, not ${opts.accessUrl}`);
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

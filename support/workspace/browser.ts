@@ -12,7 +12,9 @@ export function browserTools(): { chromium: string; agentapi: string } | { skip:
   if (!chromiumBin)
     return { skip: process.env.CHROMIUM_SKIP || "CHROMIUM_BIN is not set: run through `npm test` (tools/setup.sh)" };
   if (!agentapi)
-    return { skip: process.env.AGENTAPI_UI_SKIP || "AGENTAPI_BIN_UI is not set: run through `npm test` (tools/setup.sh)" };
+    return {
+      skip: process.env.AGENTAPI_UI_SKIP || "AGENTAPI_BIN_UI is not set: run through `npm test` (tools/setup.sh)",
+    };
   return { chromium: chromiumBin, agentapi };
 }
 
@@ -111,5 +113,7 @@ export async function waitForPage(
     { timeoutMs, intervalMs: 250 },
   );
   if ("value" in result) return result.value;
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; the page showed ${JSON.stringify(last, null, 1)}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}; the page showed ${JSON.stringify(last, null, 1)}`,
+  );
 }

@@ -98,7 +98,9 @@ function expectAnswered(messages: PageMessage[], text: string): void {
 }
 
 describe.skipIf(skip !== null)(
-  skip ? `the chat in a browser (skipped: ${skip})` : "a task's chat in a browser, through Coder's path-based app proxy",
+  skip
+    ? `the chat in a browser (skipped: ${skip})`
+    : "a task's chat in a browser, through Coder's path-based app proxy",
   () => {
     let ws: Workspace;
     let rendered: Rendered;
@@ -141,7 +143,8 @@ describe.skipIf(skip !== null)(
       await proxy?.close();
       await ws?.cleanup();
       await coder?.close();
-      if (started) console.log(`browser scenario (task, path-based app): ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (started)
+        console.log(`browser scenario (task, path-based app): ${((Date.now() - started) / 1000).toFixed(1)} s`);
     });
 
     it("cold start: the app opened from the dashboard's link shows the task prompt's answer", async () => {
@@ -228,7 +231,9 @@ describe.skipIf(skip !== null)(
 );
 
 describe.skipIf(skip !== null)(
-  skip ? `a plain workspace in a browser (skipped: ${skip})` : "a plain workspace's chat in a browser, on a subdomain app",
+  skip
+    ? `a plain workspace in a browser (skipped: ${skip})`
+    : "a plain workspace's chat in a browser, on a subdomain app",
   () => {
     let ws: Workspace;
     let proxy: AppProxy;

@@ -48,7 +48,11 @@ describe("routeRequest", () => {
       "a subdomain app keeps the whole path",
       "goose--main--dev--alice.apps.example.test",
       "/chat/embed/",
-      { kind: "subdomain", app: { owner: "alice", workspace: "dev", agent: "main", slug: "goose" }, rest: "/chat/embed/" },
+      {
+        kind: "subdomain",
+        app: { owner: "alice", workspace: "dev", agent: "main", slug: "goose" },
+        rest: "/chat/embed/",
+      },
     ],
     [
       "a subdomain app's host is matched without case or port",

@@ -102,7 +102,7 @@ export async function waitForPage(
   page: Page,
   what: string,
   check: (messages: PageMessage[]) => boolean,
-  timeoutMs = 120_000,
+  timeoutMs = 60_000,
 ): Promise<PageMessage[]> {
   let last: PageMessage[] = [];
   const result = await pollUntil(

@@ -196,7 +196,7 @@ describe.skipIf(skip !== null)(
 
       await mkdir(SCREENSHOT_DIR, { recursive: true });
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, "chat-after-restart.png") });
-    });
+    }, 300_000);
 
     it("the CLI app, run in tmux as its coder_app runs it, shows the same Goose session", async () => {
       const command = String(resourceValues(rendered, "module.goose.module.agentapi.coder_app.cli[0]").command);

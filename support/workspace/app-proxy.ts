@@ -14,9 +14,8 @@ import type { AddressInfo, Socket } from "node:net";
 export interface ProxiedApp {
   owner: string;
   workspace: string;
-  /** The app's agent; path-based URLs may name it by name or by ID. */
+  /** The app's agent, by the name the dashboard links it with. */
   agentName: string;
-  agentId: string;
   slug: string;
   /** The coder_app's url, e.g. http://localhost:3284/. */
   url: string;
@@ -167,17 +166,8 @@ export interface AppProxyOptions {
   wildcardHost?: string;
 }
 
-export interface ProxiedRequest {
-  host: string;
-  path: string;
-  route: Route["kind"];
-  status: number;
-}
-
 export class AppProxy {
   readonly apps: ProxiedApp[] = [];
-  /** Every request, in order, with what it was answered. */
-  readonly requests: ProxiedRequest[] = [];
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -215,10 +205,10 @@ export class AppProxy {
     return `${this.accessUrl.protocol}//${host}/@${app.owner}/${app.workspace}.${app.agentName}/apps/${app.slug}/`;
   }
 
-  /** A subdomain app's URL, with the agent named (appurl.ApplicationURL.String). */
-  subdomainAppUrl(app: ProxiedApp): string {
+  /** A subdomain app's URL (appurl.ApplicationURL.String), with or without the agent's name. */
+  subdomainAppUrl(app: ProxiedApp, withAgent = true): string {
     if (!this.wildcardHost) throw new Error("this app proxy has no wildcard app host");
-    const name = `${app.slug}--${app.agentName}--${app.workspace}--${app.owner}`;
+    const name = [app.slug, ...(withAgent ? [app.agentName] : []), app.workspace, app.owner].join("--");
     return `${this.accessUrl.protocol}//${this.wildcardHost.replace("*", name)}/`;
   }
 
@@ -228,16 +218,13 @@ export class AppProxy {
     const host = req.headers.host ?? target.host;
     const path = `${target.pathname}${target.search}`;
     const route = routeRequest(host, path, this.wildcardHost);
-    const record = (status: number) => this.requests.push({ host, path, route: route.kind, status });
     const app = route.kind === "none" ? null : findApp(this.apps, route.app);
     if (route.kind === "none" || !app) {
-      record(404);
       res.writeHead(404, { "content-type": "text/plain" }).end("Application Not Found\n");
       return;
     }
     if (route.rest === "" || route.rest.startsWith("?")) {
       // proxyWorkspaceApp: an app's root without its slash is redirected to it.
-      record(307);
       res.writeHead(307, { location: `${target.pathname}/${target.search}` }).end();
       return;
     }
@@ -251,7 +238,6 @@ export class AppProxy {
         headers: requestHeaders(req.headers, req.socket.remoteAddress ?? "127.0.0.1"),
       },
       (answer) => {
-        record(answer.statusCode ?? 502);
         res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.headers));
         // Flushed as it comes: /events is a stream of server-sent events.
         res.flushHeaders();
@@ -260,7 +246,6 @@ export class AppProxy {
     );
     forward.on("error", (err) => {
       // ServerTailnet.ReverseProxy's ErrorHandler renders a 502 page.
-      record(502);
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
       res.end(`Bad Gateway\nFailed to proxy request to application: ${err.message}\n`);
     });

@@ -61,7 +61,6 @@ function webApp(rendered: Rendered): ProxiedApp {
     owner: String(resourceValues(rendered, "module.goose.module.agentapi.data.coder_workspace_owner.me").name),
     workspace: String(resourceValues(rendered, "module.goose.module.agentapi.data.coder_workspace.me").name),
     agentName: AGENT_NAME,
-    agentId: String(app.agent_id),
     slug: String(app.slug),
     url: String(app.url),
   };
@@ -287,6 +286,16 @@ describe.skipIf(skip !== null)(
       const shown = await pageMatchesApi(page, ws, "the first message and its answer on the page");
       expect(userTexts(shown)).toEqual([FIRST_PLAIN]);
       expectAnswered(shown, FIRST_PLAIN);
+
+      // Newer dashboards link the app without the agent's name; the same chat shows there.
+      const short = await chrome.newPage();
+      expect((await short.goto(proxy.subdomainAppUrl(app, false)))?.status()).toBe(200);
+      await waitForPage(
+        short,
+        "the chat under the name without the agent",
+        (m) => JSON.stringify(m) === JSON.stringify(shown),
+      );
+      await short.close();
     });
   },
 );

@@ -88,7 +88,6 @@ describe("findApp", () => {
     owner: "alice",
     workspace: "dev",
     agentName: "main",
-    agentId: "0d5b",
     slug: "goose",
     url: "http://localhost:3284/",
   };

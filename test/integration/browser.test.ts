@@ -111,6 +111,7 @@ describe.skipIf(skip !== null)(
     let sessionId: string;
     let beforeRestart: PageMessage[];
     let promptAnswer: string;
+    let followUpAnswer: string;
     let started: number;
 
     beforeAll(async () => {
@@ -170,7 +171,7 @@ describe.skipIf(skip !== null)(
       const shown = await pageMatchesApi(page, ws, "the typed message and its answer on the page");
       expect(userTexts(shown)).toEqual([FOLLOW_UP]);
       expectAnswered(shown, FOLLOW_UP);
-      const followUpAnswer = (await gooseMessages(ws.gooseDb, "assistant"))[1]?.text ?? "";
+      followUpAnswer = (await gooseMessages(ws.gooseDb, "assistant"))[1]?.text ?? "";
       expect(occurrences(shown.slice(-1), followUpAnswer)).toBe(1);
       beforeRestart = shown;
     });
@@ -197,7 +198,7 @@ describe.skipIf(skip !== null)(
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, "chat-after-restart.png") });
     }, 300_000);
 
-    it("the CLI app, run in tmux as its coder_app runs it, shows the same Goose session", async () => {
+    it("the CLI app, run in tmux as its coder_app runs it, shows the same Goose session with the earlier conversation", async () => {
       const command = String(resourceValues(rendered, "module.goose.module.agentapi.coder_app.cli[0]").command);
       const socket = path.join(ws.home, "tmux.sock");
       // A HOME-tagged environment, so the workspace's cleanup ends the tmux server too.
@@ -212,6 +213,16 @@ describe.skipIf(skip !== null)(
           return screen.includes(sessionId) && flat(screen).includes(AFTER_RESTART);
         });
         expect(screen).toMatch(/resuming/);
+        // Goose reprints the earlier turns under its banner, before the turn typed after the
+        // restart. AgentAPI's terminal wraps long lines anywhere, so spaces and breaks are ignored.
+        const squeezed = screen.replace(/\s+/g, "");
+        const at = (text: string) => squeezed.indexOf(text.replace(/\s+/g, ""));
+        const order = ["messagesrestored", PROMPT, promptAnswer, FOLLOW_UP, followUpAnswer, AFTER_RESTART].map(at);
+        expect(
+          order.every((index) => index >= 0),
+          `found at ${order.join(", ")}`,
+        ).toBe(true);
+        expect(order).toEqual([...order].sort((a, b) => a - b));
       } catch (err) {
         throw new Error(`${(err as Error).message}; the screen showed:\n${screen}`);
       } finally {

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ChatMessage,
   CoderEndpoint,
+  gooseMessages,
   type Rendered,
   run,
   tools,
@@ -25,6 +26,7 @@ import { expectOk, launchRecord, output, PROMPT, render, SESSION, waitTurns } fr
 /** The release that brought --state-file and SIGUSR1 (README, "Requirements"). */
 const PERSISTENCE_SINCE = "0.12.0";
 const FOLLOW_UP = "Also update the changelog.";
+const AFTER_RESTART = "Which files did you change before the restart?";
 
 async function agentapiVersion(binary: string): Promise<string> {
   const result = await run(binary, ["--version"]);
@@ -67,7 +69,7 @@ describe(`core scenarios (${combination})`, () => {
     await ws?.cleanup();
     await coder?.close();
     // A failed step keeps the HOME to look at.
-    if (ws && passed === 5) await rm(ws.home, { recursive: true, force: true });
+    if (ws && passed === 6) await rm(ws.home, { recursive: true, force: true });
   });
 
   it("cold start with the task prompt: a new named session gets it once, run by the runtime asked for", async () => {
@@ -146,6 +148,27 @@ describe(`core scenarios (${combination})`, () => {
     expect(await ws.sessionsNamed(SESSION)).toEqual([sessionId]);
     expect(await ws.deliveries(PROMPT)).toBe(1);
     expect(await ws.replies()).toBe(2);
+    passed++;
+  });
+
+  it("after the restore, a new message adds only its own turn: Goose's reprinted history stays out of the chat", async () => {
+    const restored = await ws.messages();
+    const earlier = (await gooseMessages(ws.gooseDb, "assistant")).map((m) => m.text);
+    expect(earlier).toHaveLength(2);
+    if (!persistence) {
+      // Nothing to restore: the chat's one message is Goose's screen, which shows the earlier turns.
+      expect(restored.map((m) => m.role)).toEqual(["agent"]);
+      expect(restored[0]?.content).toContain("messages restored");
+      expect(restored[0]?.content).toContain(FOLLOW_UP);
+    }
+    await ws.send(AFTER_RESTART);
+    const now = await ws.messages();
+    expect(shape(now.slice(0, restored.length))).toEqual(shape(restored));
+    expect(now.slice(restored.length).map((m) => m.role)).toEqual(["user", "agent"]);
+    expect(now[restored.length]?.content.trim()).toBe(AFTER_RESTART);
+    const answer = now.at(-1)?.content ?? "";
+    expect(answer).toContain((await gooseMessages(ws.gooseDb, "assistant")).at(-1)?.text);
+    for (const text of [...earlier, FOLLOW_UP, "messages restored"]) expect(answer).not.toContain(text);
     passed++;
   });
 

@@ -23,7 +23,8 @@ export function buildGooseArgs(
   // --text T` adds T as a new user turn and then stays interactive (crates/goose-cli/src/cli.rs
   // handle_run_command in aaif-goose/goose). `--history` reprints the earlier
   // conversation under the banner, so the CLI app shows it after a restart; `run`
-  // has no such flag (cli.rs handle_interactive_session at v1.46.1). AgentAPI keeps
+  // has no such flag (cli.rs handle_interactive_session and session/mod.rs
+  // render_message_history, goose v1.46.1). AgentAPI keeps
   // the restored chat's last agent message until the next user message and diffs
   // later turns from the screen before it, so the reprint does not reach the chat.
   if (mode === "warm" && continueTurn)

@@ -21,10 +21,15 @@ export function buildGooseArgs(
 ): string[] {
   // `goose session --resume` sends nothing; `goose run --resume --interactive
   // --text T` adds T as a new user turn and then stays interactive (crates/goose-cli/src/cli.rs
-  // handle_run_command in aaif-goose/goose).
+  // handle_run_command in aaif-goose/goose). `--history` reprints the earlier
+  // conversation under the banner, so the CLI app shows it after a restart; `run`
+  // has no such flag (cli.rs handle_interactive_session and session/mod.rs
+  // render_message_history, goose v1.46.1). AgentAPI keeps
+  // the restored chat's last agent message until the next user message and diffs
+  // later turns from the screen before it, so the reprint does not reach the chat.
   if (mode === "warm" && continueTurn)
     return ["run", "--resume", "--name", sessionName, "--interactive", "--text", CONTINUATION_TEXT];
-  if (mode === "warm") return ["session", "--resume", "--name", sessionName];
+  if (mode === "warm") return ["session", "--resume", "--name", sessionName, "--history"];
   if (promptFile) return ["run", "--interactive", "--name", sessionName, "--instructions", promptFile];
   return ["session", "--name", sessionName];
 }

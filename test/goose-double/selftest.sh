@@ -134,6 +134,15 @@ check "extension_data enabled_extensions.v0" test "$(g session list -f json | py
 printf 'again\n' | g session -r -n t1 >"$H/out"
 check "warm start banner says resuming" grep -qF '    __( O)>  ● resuming · openai m' "$H/out"
 check "warm start adds a turn" test "$(q "SELECT COUNT(*) FROM messages WHERE role='user' AND json_extract(metadata_json,'\$.userVisible')")" = 3
+check "resume without --history shows no history" bash -c "! grep -q 'restored' '$H/out'"
+g session -r -n t1 --history </dev/null >"$H/out"
+check "--history: after the banner, messages run together, then one line break" python3 -c '
+import re, sys
+out = open(sys.argv[1], encoding="utf-8").read()
+sys.exit(not re.search(r"goose is ready\n\n  ↻ 6 messages restored\nDo the task\.\nLine two\.Goose double reply #1: [^\n]*"
+                       r"againGoose double reply #3: received 5 chars: again\n  ╌", out))' "$H/out"
+out="$(g run -r -n t1 --history -t x 2>&1 </dev/null)" && rc=0 || rc=$?
+check "run has no --history" test "$rc:$(head -1 <<<"$out")" = "2:error: unexpected argument '--history' found"
 printf 'Invalid API key' >"$H/resume-error"
 RESUME_ERROR="$H/resume-error" g session -r -n t1 >"$H/out" 2>"$H/err" </dev/null && rc=0 || rc=$?
 check "GOOSE_DOUBLE_RESUME_ERROR_FILE: the file's text on STDOUT, exit 1, nothing stored" test "$rc|$(od -An -c "$H/out" | tr -s ' ')|$(cat "$H/err")|$(q "SELECT COUNT(*) FROM messages")" = "1|$(printf '\n  error: Invalid API key\n\n' | od -An -c | tr -s ' ')||9"

@@ -17,6 +17,7 @@ import {
   type ChatMessage,
   CODER_TASK,
   CoderEndpoint,
+  gooseMessages,
   type Rendered,
   run,
   tools,
@@ -29,6 +30,7 @@ const PERSISTENCE_SINCE = "0.12.0";
 const FOLLOW_UP = "Also update the changelog.";
 /** The plain workspace's first message, typed into the chat where a task has its prompt. */
 const FIRST_MESSAGE = "Read the README and list the open questions.";
+const AFTER_RESTART = "Which files did you change before the restart?";
 
 async function agentapiVersion(binary: string): Promise<string> {
   const result = await run(binary, ["--version"]);
@@ -36,6 +38,9 @@ async function agentapiVersion(binary: string): Promise<string> {
   if (!version) throw new Error(`${binary} --version printed ${JSON.stringify(output(result))}`);
   return version;
 }
+
+/** Goose's terminal wraps long lines anywhere, so texts are compared without spaces and breaks. */
+const squeeze = (text = "") => text.replace(/\s+/g, "");
 
 const shape = (messages: ChatMessage[]) => messages.map(({ id, role, content }) => ({ id, role, content }));
 
@@ -79,7 +84,7 @@ for (const kind of ["plain workspace", "task"] as const) {
       await ws?.cleanup();
       await coder?.close();
       // A failed step keeps the HOME to look at.
-      if (ws && passed === 5) await rm(ws.home, { recursive: true, force: true });
+      if (ws && passed === 6) await rm(ws.home, { recursive: true, force: true });
     });
 
     it(`cold start${isTask ? " with the task prompt: a new named session gets it once" : ": a new named session, and the first message typed into the chat"}, run by the runtime asked for`, async () => {
@@ -175,6 +180,27 @@ for (const kind of ["plain workspace", "task"] as const) {
       expect(await ws.sessionsNamed(SESSION)).toEqual([sessionId]);
       expect(await ws.deliveries(opening)).toBe(1);
       expect(await ws.replies()).toBe(2);
+      passed++;
+    });
+
+    it("after the restore, a new message adds only its own turn: Goose's reprinted history stays out of the chat", async () => {
+      const restored = await ws.messages();
+      const earlier = (await gooseMessages(ws.gooseDb, "assistant")).map((m) => m.text);
+      expect(earlier).toHaveLength(2);
+      if (!persistence) {
+        // Nothing to restore: the chat's one message is Goose's screen, which shows the earlier turns.
+        expect(restored.map((m) => m.role)).toEqual(["agent"]);
+        expect(squeeze(restored[0]?.content)).toContain(squeeze("messages restored"));
+        expect(squeeze(restored[0]?.content)).toContain(squeeze(FOLLOW_UP));
+      }
+      await ws.send(AFTER_RESTART);
+      const now = await ws.messages();
+      expect(shape(now.slice(0, restored.length))).toEqual(shape(restored));
+      expect(now.slice(restored.length).map((m) => m.role)).toEqual(["user", "agent"]);
+      expect(now[restored.length]?.content.trim()).toBe(AFTER_RESTART);
+      const answer = squeeze(now.at(-1)?.content);
+      expect(answer).toContain(squeeze((await gooseMessages(ws.gooseDb, "assistant")).at(-1)?.text));
+      for (const text of [...earlier, FOLLOW_UP, "messages restored"]) expect(answer).not.toContain(squeeze(text));
       passed++;
     });
 

@@ -233,7 +233,7 @@ describe("start script", () => {
     expect(record.interrupted_turn.action, record.interrupted_turn.reason).toBe("none");
     const [pid] = await agentapiPids(ws);
     expect(pid).toBeDefined();
-    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
+    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
 
     // AgentAPI loads the saved chat once Goose shows its prompt.
     await ws.waitFor("restored chat history", async () => {
@@ -251,7 +251,7 @@ describe("start script", () => {
       const events = (await ws.events()).slice(before);
       const launches = agentLaunches(events);
       expect(launches).toHaveLength(1);
-      expect(launches[0]!.argv.slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
+      expect(launches[0]!.argv.slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
       expect(events.filter((e) => e.event === "resume")).toEqual([
         expect.objectContaining({ session_name: SESSION, session_id: session!.id }),
       ]);
@@ -385,7 +385,7 @@ describe("start script", () => {
     expectOk(await ws.runScript(rendered.start), "second start");
     expect((await launchRecord(ws)).mode).toBe("warm");
     const [pid] = await agentapiPids(ws);
-    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION]);
+    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
     await ws.send("Which session is this?");
     expect(await deliveredIn(ws, "Which session is this?")).toEqual([created!.id]);
     expect(await ws.deliveries(PROMPT)).toBe(1);
@@ -734,7 +734,7 @@ describe("start script", () => {
     expect(await readlink(`/proc/${secondPid}/exe`)).toBe(agentapiBin);
     // The installed Goose resumes the session.
     expect((await launchRecord(ws)).mode).toBe("warm");
-    expect(await agentCommand(secondPid)).toEqual([gooseBin, "session", "--resume", "--name", SESSION]);
+    expect(await agentCommand(secondPid)).toEqual([gooseBin, "session", "--resume", "--name", SESSION, "--history"]);
     await ws.waitStable();
     expect(await ws.deliveries(PROMPT)).toBe(1);
   });

@@ -17,8 +17,14 @@ describe("buildGooseArgs", () => {
     expect(buildGooseArgs("cold", "task-1", null)).toEqual(["session", "--name", "task-1"]);
   });
 
-  it("warm start resumes by name and never carries a prompt", () => {
-    expect(buildGooseArgs("warm", "task-1", "/m/task-prompt.md")).toEqual(["session", "--resume", "--name", "task-1"]);
+  it("warm start resumes by name, reprints the earlier conversation, and never carries a prompt", () => {
+    expect(buildGooseArgs("warm", "task-1", "/m/task-prompt.md")).toEqual([
+      "session",
+      "--resume",
+      "--name",
+      "task-1",
+      "--history",
+    ]);
   });
 
   it("warm start that carries on an interrupted turn resumes with one continuation text, never the prompt", () => {

@@ -29,6 +29,8 @@ export async function launchGoose(opts: {
   gate: DecidedGate;
   home: string;
   startedAt: number;
+  /** The stop count when this start began (stop-request.ts). */
+  stopsSeen: number;
   abort?: () => string | undefined;
 }): Promise<{ plan: LaunchPlan; launched: boolean }> {
   const { config, tools, gate, home, startedAt } = opts;
@@ -74,7 +76,7 @@ export async function launchGoose(opts: {
       cwd: config.folder,
       port,
       paths,
-      startedAt,
+      stopsSeen: opts.stopsSeen,
       persistence: gate.enabled,
       stateBackup,
       gooseMode: goose.mode,

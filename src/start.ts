@@ -1,9 +1,10 @@
 import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./config.js";
 import { launchGoose } from "./goose-launch.js";
-import { phase, reportFatal } from "./log.js";
+import { phase, reportFatal, StepError } from "./log.js";
 import { decidePersistence } from "./persistence-gate.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./start-checks.js";
 import { installAndConfigure } from "./start-install.js";
+import { stopCount } from "./stop-request.js";
 import { superviseMain } from "./supervisor.js";
 import { supervisedFolder } from "./supervisor-process.js";
 import { startSupervisor } from "./supervisor-start.js";
@@ -15,15 +16,21 @@ async function main(): Promise<void> {
   const config = parseStartConfig(readSettingsDocument(), home);
   const { paths } = config;
   const { port } = config.agentapi;
+  // Before anything else: a stop that counts itself from now on wins over this start.
+  const stopsSeen = await stopCount(paths.dir);
 
   await phase("prepare", () => prepareFolders(paths, config.folder));
   if (await reuseRunningAgentapi(paths, port)) return;
   await phase("port", () => ensurePortFree(port));
   const tools = await installAndConfigure(config, paths, home);
   const gate = await phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
-  const { launched } = await launchGoose({ config, tools, gate, home, startedAt });
-  if (launched && config.supervise)
-    await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, code: ownScript }));
+  const { launched } = await launchGoose({ config, tools, gate, home, startedAt, stopsSeen });
+  if (!launched)
+    throw new StepError(
+      "the workspace's stop script ran while this start was still running, so Goose is not running (the stop wins). Start the workspace again to use Goose.",
+    );
+  if (config.supervise)
+    await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, stopsSeen, code: ownScript }));
 }
 
 // The supervisor is this same script, started again by the start with the

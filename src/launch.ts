@@ -179,7 +179,11 @@ async function lockForLaunch(
   paths: ModulePaths,
   abort: (() => string | undefined) | undefined,
 ): Promise<LifecycleLock | { aborted: string }> {
-  const outcome = await acquireLifecycleLock(paths.dir, "launch", { patienceMs: lockPatience, abort });
+  const outcome = await acquireLifecycleLock(paths.dir, "launch", { patienceMs: lockPatience, abort }).catch(
+    (error: Error) => {
+      throw new StepError(`cannot take the lifecycle lock of ${paths.dir}: ${error.message}`);
+    },
+  );
   if ("lock" in outcome) return outcome.lock;
   if ("aborted" in outcome) return outcome;
   if ("noFolder" in outcome)

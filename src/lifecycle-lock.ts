@@ -16,7 +16,10 @@ import { setTimeout as delay } from "node:timers/promises";
 // and breaking it safely needs a second lock; flock(1) is not in every image
 // (busybox, distroless) and Node.js has no flock(2). The name is derived from a
 // random id kept in the private module folder, so another user of the machine
-// cannot take it first.
+// cannot take it first. Node.js 18 and 20 pad an abstract name with NULs to
+// the full address length, Node.js 22 and Bun do not, so a start and a stop
+// meet at the same name only under the same runtime; the wrapper picks the
+// same one for every script of a workspace.
 
 const ID_FILE = "lifecycle-lock-id";
 

@@ -19,9 +19,16 @@ import { sendTaskSnapshot } from "./task-snapshot.js";
  * holder) the stop goes on without it, because the stop must always end.
  */
 async function lock(moduleDir: string, waitForStopMs: number, boundMs: number): Promise<LifecycleLock | null> {
-  const outcome = await acquireLifecycleLock(moduleDir, "stop", {
-    patienceMs: (holder) => (holder.startsWith("stop ") ? waitForStopMs : boundMs),
-  });
+  let outcome: Awaited<ReturnType<typeof acquireLifecycleLock>>;
+  try {
+    outcome = await acquireLifecycleLock(moduleDir, "stop", {
+      patienceMs: (holder) => (holder.startsWith("stop ") ? waitForStopMs : boundMs),
+    });
+  } catch (error) {
+    // Creating the lock's id needs a few bytes of disk, which a full disk refuses.
+    warn(`could not take the lifecycle lock of ${moduleDir} (${(error as Error).message}); stopping without it`);
+    return null;
+  }
   if ("lock" in outcome) return outcome.lock;
   if ("busy" in outcome)
     warn(`${outcome.busy} still held the lifecycle lock of ${moduleDir} after ${boundMs} ms; stopping without it`);

@@ -1,5 +1,5 @@
 import { getStatus } from "./agentapi-status.js";
-import { agentapiUrl, getJson, postJson } from "./http.js";
+import { agentapiUrl, firstEventData, postJson } from "./http.js";
 import { log, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
 import { findRunningAgentapi, killTree, removePidFile, signal, waitForExit } from "./processes.js";
@@ -19,7 +19,7 @@ export interface StopBounds {
   stand_down: number;
   /** AgentAPI confirming the save asked for with SIGUSR1. */
   save: number;
-  /** Whether a turn runs: GET /status, and GET /messages when it says "stable". */
+  /** Whether a turn runs: GET /status, and Goose's screen when it says "stable". */
   look: number;
   /** A running turn finishing by itself (stop_turn_wait_seconds). */
   turn: number;
@@ -100,18 +100,29 @@ function typeRaw(port: number, content: string, step: Step) {
   return postJson(agentapiUrl(port, "/message"), { type: "raw", content }, step.request());
 }
 
+/**
+ * The terminal screen AgentAPI sees, from the stream its own web terminal
+ * reads (GET /internal/screen, hidden from its API docs: Routes in
+ * lib/httpapi/server.go, coder/agentapi @ v0.12.2); /messages leaves out the
+ * input area at the bottom, where the steer line is. Null when it does not say.
+ */
+async function screen(port: number, step: Step): Promise<string | null> {
+  const data = await firstEventData(agentapiUrl(port, "/internal/screen"), step.request());
+  if (data === null) return null;
+  try {
+    const parsed = JSON.parse(data) as { screen?: unknown };
+    return typeof parsed.screen === "string" ? parsed.screen : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What AgentAPI says of Goose: working on a turn, at its prompt, or not answering. */
 async function agentState(port: number, step: Step): Promise<"turn" | "idle" | null> {
   const now = await getStatus(port, step.request());
   if (now === null) return null;
   if (now.status !== "stable") return "turn";
-  const chat = await getJson<{ messages?: Array<{ content?: unknown }> }>(
-    agentapiUrl(port, "/messages"),
-    step.request(),
-  );
-  if (!chat.ok) return null;
-  const last = chat.body.messages?.at(-1)?.content;
-  return typeof last === "string" && last.includes(STEER_HINT) ? "turn" : "idle";
+  return (await screen(port, step))?.includes(STEER_HINT) ? "turn" : "idle";
 }
 
 /** Polls until Goose is idle at its prompt, within the step. */

@@ -9,7 +9,15 @@ import { acquireLifecycleLock, type LifecycleLock, lockPatience } from "./lifecy
 import { log, StepError, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
 import { describePortHolder, listensOn } from "./port-owner.js";
-import { isRunning, killTree, removePidFile, waitForExit, writePidFile } from "./processes.js";
+import {
+  findRunningAgentapi,
+  isRunning,
+  killTree,
+  readPidFile,
+  removePidFile,
+  waitForExit,
+  writePidFile,
+} from "./processes.js";
 import { verifyStateAfterStop } from "./state-verify.js";
 import { stoppedSince } from "./stop-request.js";
 
@@ -170,6 +178,21 @@ async function abandon(pid: number, pidFile: string, why: string): Promise<false
   return false;
 }
 
+// AgentAPI writes its PID file (--pid-file) within milliseconds of its start;
+// the start writes it itself at once when AgentAPI has no such option.
+const PID_FILE_MS = 2000;
+
+/** Uses the AgentAPI another start or the supervisor launched meanwhile, once it answers. */
+async function useRunning(pid: number, port: number, paths: ModulePaths): Promise<true> {
+  log(`AgentAPI (PID ${pid}) was launched meanwhile by another start or the supervisor; not launching a second one`);
+  const ready = await waitForReady(port, { timeoutMs: READY_TIMEOUT_MS, exited: () => undefined });
+  if (!("value" in ready))
+    throw new StepError(
+      `AgentAPI (PID ${pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`,
+    );
+  return true;
+}
+
 /**
  * The lifecycle lock for a launch; an `abort` reason instead when the
  * supervisor must stand down meanwhile. Fails, naming the holder, when it
@@ -239,7 +262,16 @@ export async function launchAgentapi(opts: {
       log("the workspace's stop script ran while this start was still preparing; AgentAPI is not launched");
       return false;
     }
+    // Another start, or the supervisor, launched one meanwhile: one AgentAPI per module folder.
+    const running = await findRunningAgentapi(paths.pidFile, port);
+    if (running.status === "running") return useRunning(running.pid, port, paths);
     launched = await startAgentapi({ ...opts, logFile: agentLog, pidFile: paths.pidFile });
+    // The lock is let go once the PID file names it, so whoever takes the lock next finds it.
+    await pollUntil(async () => ((await readPidFile(paths.pidFile)) === launched.pid ? true : undefined), {
+      timeoutMs: PID_FILE_MS,
+      intervalMs: 2,
+      abort: launched.exited,
+    });
   } finally {
     await lock.release();
   }

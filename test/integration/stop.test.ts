@@ -626,6 +626,9 @@ describe("stop: the whole stop within its budget", () => {
     "AgentAPI answering slowly at every step: the stop still ends inside the budget, with everything stopped",
     async () => {
       const { ws, rendered, agentapi } = await busyTask();
+      // The supervisor hangs too: the stand-down waits out its bound, then SIGKILL.
+      const supervisor = Number((await ws.readModuleFile("supervisor.pid"))?.trim());
+      process.kill(supervisor, "SIGSTOP");
       let stopping = true;
       const throttle = (async () => {
         while (stopping) {
@@ -643,6 +646,9 @@ describe("stop: the whole stop within its budget", () => {
         stopping = false;
         await throttle;
       }
+      expect(result.stdout).toMatch(
+        /the supervisor \(PID \d+\) did not stand down within \d+ ms of SIGTERM; sent SIGKILL/,
+      );
       await expectAllStopped(ws, result);
     },
   );

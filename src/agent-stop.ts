@@ -117,12 +117,29 @@ async function screen(port: number, step: Step): Promise<string | null> {
   }
 }
 
+/**
+ * Whether the screen ends at Goose's prompt: its last line starts with "> "
+ * and is not the steer line. Observed with Goose 1.46.1: right after it has
+ * stored the task prompt, and before it draws the steer line, the screen ends
+ * at the banner, and typed text is lost or steers the turn.
+ */
+function atPrompt(shown: string): boolean {
+  const last = shown
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .filter((line) => line !== "")
+    .at(-1);
+  return last !== undefined && /^>( |$)/.test(last) && !last.includes(STEER_HINT);
+}
+
 /** What AgentAPI says of Goose: working on a turn, at its prompt, or not answering. */
 async function agentState(port: number, step: Step): Promise<"turn" | "idle" | null> {
   const now = await getStatus(port, step.request());
   if (now === null) return null;
   if (now.status !== "stable") return "turn";
-  return (await screen(port, step))?.includes(STEER_HINT) ? "turn" : "idle";
+  // Without the screen (an AgentAPI without the stream), "stable" is all there is to go on.
+  const shown = await screen(port, step);
+  return shown === null || atPrompt(shown) ? "idle" : "turn";
 }
 
 /** Polls until Goose is idle at its prompt, within the step. */

@@ -1,28 +1,62 @@
-import { getStatus, pollStatus } from "./agentapi-status.js";
-import { agentapiUrl, postJson } from "./http.js";
+import { getStatus } from "./agentapi-status.js";
+import { agentapiUrl, firstEventData, postJson } from "./http.js";
 import { log, warn } from "./log.js";
+import { pollUntil } from "./poll.js";
 import { findRunningAgentapi, killTree, removePidFile, signal, waitForExit } from "./processes.js";
 
-export interface StopTimeouts {
-  /** How long a running turn may finish (the template's stop_turn_wait_seconds). */
-  turn_ms: number;
-  /** How long AgentAPI may take to exit after SIGTERM (the template's stop_sigterm_wait_seconds). */
-  term_ms: number;
-  save_ms: number;
-  http_ms: number;
-  cancel_ms: number;
-  exit_ms: number;
+/**
+ * The stop's steps, in order, each with its own bound in ms: the one place
+ * they are written down. A stop that meets a hung AgentAPI at every step still
+ * ends within their sum, plus the few milliseconds of file work between them;
+ * with the template's defaults (turn 5 s, SIGTERM 10 s) that is 29 s, inside
+ * Kubernetes' default 30 s grace period. A normal idle stop takes a fraction
+ * of a second.
+ */
+export interface StopBounds {
+  /** Waiting for the lifecycle lock while a start or the supervisor launches or claims (milliseconds of work). */
+  lock: number;
+  /** The supervisor's exit after SIGTERM; SIGKILL after it. */
+  stand_down: number;
+  /** AgentAPI confirming the save asked for with SIGUSR1. */
+  save: number;
+  /** Whether a turn runs: GET /status, and Goose's screen when it says "stable". */
+  look: number;
+  /** A running turn finishing by itself (stop_turn_wait_seconds). */
+  turn: number;
+  /** Ctrl+C, then AgentAPI seeing the screen settle (unchanged for 2 s; GET /status, coder/agentapi lib/screentracker @ v0.12.2). */
+  cancel: number;
+  /** Saving again after a turn ended or was cancelled. */
+  save_again: number;
+  /** The task log snapshot: GET /messages and the POST to Coder together. */
+  snapshot: number;
+  /** `/exit` typed, and Goose and AgentAPI gone (a real Goose leaves in about 0.13 s). */
+  exit: number;
+  /** AgentAPI's exit after SIGTERM (stop_sigterm_wait_seconds). */
+  sigterm: number;
+  /** The processes gone after SIGKILL. */
+  sigkill: number;
 }
 
-// Each step has its own bound. With the template's defaults (turn 5 s, SIGTERM
-// 10 s), a stop that meets a hung AgentAPI at every step ends within 30 s
-// (Kubernetes' default grace period): 2 s save, then either 5 s turn + 3 s turn
-// cancel + 1 s second save + 2 s for Goose to exit, or 1 s for Goose to exit +
-// 3 s cancel + 1 s second save + 2 s to exit, then 2 x 2 s snapshot, 10 s
-// SIGTERM wait and 2 s for SIGKILL. The cancel bound covers AgentAPI's
-// definition of idle, a screen unchanged for 2 s (GET /status, coder/agentapi
-// lib/screentracker @ v0.12.2). A normal idle stop takes a fraction of a second.
-export const STEP_TIMEOUTS = { save_ms: 2000, http_ms: 2000, cancel_ms: 3000, exit_ms: 2000 };
+export function stopBounds(template: { turn_ms: number; term_ms: number }): StopBounds {
+  return {
+    lock: 500,
+    stand_down: 2000,
+    save: 2000,
+    look: 1000,
+    turn: template.turn_ms,
+    cancel: 2500,
+    save_again: 1000,
+    snapshot: 2000,
+    exit: 2000,
+    sigterm: template.term_ms,
+    sigkill: 1000,
+  };
+}
+
+/** The stop's worst case: every step's bound. */
+export function stopBudgetMs(bounds: StopBounds): number {
+  return Object.values(bounds).reduce((sum, ms) => sum + ms, 0);
+}
 
 // AgentAPI's own shutdown takes at most 10 s: 5 s to drain HTTP, then 5 s for
 // the agent to exit before it is killed (runServer in cmd/server/server.go and
@@ -36,32 +70,97 @@ export const AGENTAPI_SHUTDOWN_MS = 10_000;
 // SIGTERM path always ended in its SIGKILL 5 s later.
 const EXIT_INPUT = "/exit\r";
 const CANCEL_INPUT = "\u0003";
-// Goose at its prompt leaves on /exit in about 0.1 s.
-const FIRST_EXIT_MS = 1000;
 
-async function status(port: number): Promise<string | null> {
-  return (await getStatus(port))?.status ?? null;
+// Goose draws this under its output while a turn runs, and typed text then
+// steers the turn instead of reaching the prompt (live_input.rs in
+// crates/goose-cli/src/session, aaif-goose/goose @ v1.46.1). It is the only
+// sign of the turn that answers the -i text of `goose run --interactive`:
+// Goose draws no spinner for it, so AgentAPI says "stable" throughout.
+const STEER_HINT = "[Enter steer · Tab queue · Ctrl+C stop]";
+
+// Every request to AgentAPI is bounded by what is left of its step, and by this.
+const REQUEST_MS = 1000;
+
+/** A step's deadline. */
+class Step {
+  private readonly end: number;
+  constructor(readonly bound: number) {
+    this.end = Date.now() + bound;
+  }
+  left(): number {
+    return Math.max(0, this.end - Date.now());
+  }
+  /** A request's bound: never past the step's end, and at least 1 ms so it is made at all. */
+  request(): number {
+    return Math.max(1, Math.min(REQUEST_MS, this.left()));
+  }
 }
 
-function typeRaw(port: number, content: string, timeoutMs: number) {
-  return postJson(agentapiUrl(port, "/message"), { type: "raw", content }, timeoutMs);
+function typeRaw(port: number, content: string, step: Step) {
+  return postJson(agentapiUrl(port, "/message"), { type: "raw", content }, step.request());
 }
 
-async function waitStable(port: number, timeoutMs: number): Promise<boolean> {
-  return "value" in (await pollStatus(port, (s) => s.status === "stable", { timeoutMs }));
+/**
+ * The terminal screen AgentAPI sees, from the stream its own web terminal
+ * reads (GET /internal/screen, hidden from its API docs: Routes in
+ * lib/httpapi/server.go, coder/agentapi @ v0.12.2); /messages leaves out the
+ * input area at the bottom, where the steer line is. Null when it does not say.
+ */
+async function screen(port: number, step: Step): Promise<string | null> {
+  const data = await firstEventData(agentapiUrl(port, "/internal/screen"), step.request());
+  if (data === null) return null;
+  try {
+    const parsed = JSON.parse(data) as { screen?: unknown };
+    return typeof parsed.screen === "string" ? parsed.screen : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the screen ends at Goose's prompt: its last line starts with "> "
+ * and is not the steer line. Observed with Goose 1.46.1: right after it has
+ * stored the task prompt, and before it draws the steer line, the screen ends
+ * at the banner, and typed text is lost or steers the turn.
+ */
+function atPrompt(shown: string): boolean {
+  const last = shown
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .filter((line) => line !== "")
+    .at(-1);
+  return last !== undefined && /^>( |$)/.test(last) && !last.includes(STEER_HINT);
+}
+
+/** What AgentAPI says of Goose: working on a turn, at its prompt, or not answering. */
+async function agentState(port: number, step: Step): Promise<"turn" | "idle" | null> {
+  const now = await getStatus(port, step.request());
+  if (now === null) return null;
+  if (now.status !== "stable") return "turn";
+  // Without the screen (an AgentAPI without the stream), "stable" is all there is to go on.
+  const shown = await screen(port, step);
+  return shown === null || atPrompt(shown) ? "idle" : "turn";
+}
+
+/** Polls until Goose is idle at its prompt, within the step. */
+async function waitIdle(port: number, step: Step): Promise<boolean> {
+  const idle = async () => ((await agentState(port, step)) === "idle" ? true : undefined);
+  return "value" in (await pollUntil(idle, { timeoutMs: step.left(), intervalMs: 100 }));
 }
 
 // How long a keystroke may take to change the screen AgentAPI polls every 25 ms.
 const SCREEN_CHANGE_MS = 500;
 
-/** Waits for AgentAPI to see the screen change ("running"), then settle ("stable"), within one bound. */
-async function waitChangeThenStable(port: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  await pollStatus(port, (s) => s.status === "running", {
-    timeoutMs: Math.min(SCREEN_CHANGE_MS, timeoutMs),
-    intervalMs: 10,
-  });
-  return waitStable(port, Math.max(0, deadline - Date.now()));
+/**
+ * After a cancel: waits for AgentAPI to see the screen change ("running"),
+ * then settle with Goose at its prompt, within the step. AgentAPI records the
+ * screen only once it has seen it settle; leaving before that would lose what
+ * the cancel showed, and its save.
+ */
+async function waitChangeThenIdle(port: number, step: Step): Promise<boolean> {
+  const changed = async () => ((await getStatus(port, step.request()))?.status === "running" ? true : undefined);
+  await pollUntil(changed, { timeoutMs: Math.min(SCREEN_CHANGE_MS, step.left()), intervalMs: 10 });
+  return waitIdle(port, step);
 }
 
 /** The AgentAPI the PID file names, if it still runs on this port; says what it found. */
@@ -77,90 +176,82 @@ export async function findAgentapiToStop(pidFile: string, port: number): Promise
   return found.status === "running" ? found.pid : null;
 }
 
+/** Where the turn step left Goose: whether a turn ran (the chat then needs saving again), and whether it is at its prompt. */
+export interface TurnOutcome {
+  ranTurn: boolean;
+  atPrompt: boolean;
+}
+
 /** Lets a running turn end; past the bound, cancels it the way a user would, so Goose can still exit by itself. */
-async function endTurn(port: number, t: StopTimeouts): Promise<{ note: string; ranTurn: boolean; cancelled: boolean }> {
-  const now = await status(port);
-  if (now === null) return { note: "status unavailable", ranTurn: false, cancelled: false };
-  if (now !== "running") return { note: `agent ${now}`, ranTurn: false, cancelled: false };
-  if (await waitStable(port, t.turn_ms)) return { note: "the running turn finished", ranTurn: true, cancelled: false };
-  await typeRaw(port, CANCEL_INPUT, 1000);
-  if (await waitStable(port, t.cancel_ms)) {
+async function endTurn(port: number, b: StopBounds): Promise<TurnOutcome & { note: string }> {
+  const now = await agentState(port, new Step(b.look));
+  if (now === null) return { note: "status unavailable", ranTurn: false, atPrompt: false };
+  if (now === "idle") return { note: "agent idle at its prompt", ranTurn: false, atPrompt: true };
+  if (await waitIdle(port, new Step(b.turn)))
+    return { note: "the running turn finished", ranTurn: true, atPrompt: true };
+  const cancel = new Step(b.cancel);
+  await typeRaw(port, CANCEL_INPUT, cancel);
+  if (await waitChangeThenIdle(port, cancel)) {
     return {
-      note: `the turn still ran after ${t.turn_ms} ms and was cancelled; Goose keeps the message and continues it at the next start`,
+      note: `the turn still ran after ${b.turn} ms and was cancelled; Goose keeps the message and continues it at the next start`,
       ranTurn: true,
-      cancelled: true,
+      atPrompt: true,
     };
   }
   return {
-    note: `the agent was still busy after ${t.turn_ms} ms and a cancel (a turn, or Goose still starting); stopping it anyway`,
+    note: `the agent was still busy after ${b.turn} ms and a cancel (a turn, or Goose still starting); stopping it anyway`,
     ranTurn: true,
-    cancelled: true,
+    atPrompt: false,
   };
 }
 
-/** The turn step: whether a turn ran (the chat then needs saving again) or was cancelled, said in the log. */
-export async function settleTurn(port: number, t: StopTimeouts): Promise<{ ranTurn: boolean; cancelled: boolean }> {
-  const outcome = await endTurn(port, t);
-  log(`turn: ${outcome.note}`);
+/** The turn step, said in the log. */
+export async function settleTurn(port: number, b: StopBounds): Promise<TurnOutcome> {
+  const { note, ...outcome } = await endTurn(port, b);
+  log(`turn: ${note}`);
   return outcome;
-}
-
-/**
- * Types /exit into an idle Goose and waits for it to leave. AgentAPI also says
- * "stable" while Goose answers the -i/-t text of `goose run --interactive`
- * (Goose 1.46.1 draws no spinner for that turn) and Goose drops what is typed
- * meanwhile, so when /exit does nothing a ^C cancels such a turn and /exit is
- * typed once more. Returns null once Goose has gone, else why it has not.
- */
-async function exitByItself(pid: number, port: number, t: StopTimeouts, opts: StopOptions): Promise<string | null> {
-  const typed = await typeRaw(port, EXIT_INPUT, 1000);
-  if (!typed.ok) return `typing /exit failed (${typed.error})`;
-  if (await waitForExit(pid, opts.turnCancelled ? t.exit_ms : FIRST_EXIT_MS)) return null;
-  if (opts.turnCancelled) return `Goose did not exit within ${t.exit_ms} ms of /exit`;
-  await typeRaw(port, CANCEL_INPUT, 1000);
-  // AgentAPI records the screen only once it has seen it change and settle;
-  // leaving before that would lose what the cancel showed, and its save.
-  await waitChangeThenStable(port, t.cancel_ms);
-  await opts.saveAgain();
-  const again = await typeRaw(port, EXIT_INPUT, 1000);
-  if (again.ok && (await waitForExit(pid, t.exit_ms))) return null;
-  return `Goose did not exit on /exit, nor on a Ctrl+C and /exit within ${FIRST_EXIT_MS + t.cancel_ms + t.exit_ms} ms`;
 }
 
 export interface StopOptions {
   /** Removed once AgentAPI has gone, while it still names it. */
   pidFile: string;
-  /** The turn step already cancelled a turn, so Goose is at its prompt. */
-  turnCancelled: boolean;
-  /** Saves the chat again after a cancel, before Goose leaves. */
-  saveAgain: () => Promise<void>;
   /** False when Enter could answer a tool approval instead of reaching the prompt (goose-mode.ts). */
   typeExit: boolean;
+  /** The turn step left Goose idle at its prompt, where `/exit` reaches it. */
+  atPrompt: boolean;
 }
 
 /** Asks an idle Goose to exit by itself (AgentAPI then saves and exits); SIGTERM and SIGKILL only when that fails. */
-export async function stopAgentapi(pid: number, port: number, t: StopTimeouts, opts: StopOptions): Promise<void> {
-  await endAgentapi(pid, port, t, opts);
+export async function stopAgentapi(pid: number, port: number, b: StopBounds, opts: StopOptions): Promise<void> {
+  await endAgentapi(pid, port, b, opts);
   await removePidFile(opts.pidFile, pid);
 }
 
-async function endAgentapi(pid: number, port: number, t: StopTimeouts, opts: StopOptions): Promise<void> {
+/** Types /exit into Goose at its prompt and waits for AgentAPI to leave with it; null once it has, else why not. */
+async function exitByItself(pid: number, port: number, step: Step): Promise<string | null> {
+  const typed = await typeRaw(port, EXIT_INPUT, step);
+  if (!typed.ok) return `typing /exit failed (${typed.error})`;
+  if (await waitForExit(pid, step.left())) return null;
+  return `Goose did not exit within ${step.bound} ms of /exit`;
+}
+
+async function endAgentapi(pid: number, port: number, b: StopBounds, opts: StopOptions): Promise<void> {
   if (!opts.typeExit) {
     log(
       "goose_mode asks before tool calls, and /exit + Enter would answer a pending approval with Allow; sending SIGTERM",
     );
-  } else if ((await status(port)) === "stable") {
-    const problem = await exitByItself(pid, port, t, opts);
+  } else if (!opts.atPrompt) {
+    log("Goose is not idle at its prompt; sending SIGTERM");
+  } else {
+    const problem = await exitByItself(pid, port, new Step(b.exit));
     if (problem === null) return log("Goose exited on /exit, and AgentAPI with it");
     log(`${problem}; sending SIGTERM`);
-  } else {
-    log("Goose is not idle at its prompt; sending SIGTERM");
   }
   signal(pid, "SIGTERM");
-  if (await waitForExit(pid, t.term_ms)) return log("AgentAPI exited after SIGTERM");
+  if (await waitForExit(pid, b.sigterm)) return log("AgentAPI exited after SIGTERM");
   const children = await killTree(pid);
-  await waitForExit(pid, 2000);
+  const gone = await waitForExit(pid, b.sigkill);
   warn(
-    `AgentAPI did not exit within ${t.term_ms} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)`,
+    `AgentAPI did not exit within ${b.sigterm} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)${gone ? "" : `, and it was still there ${b.sigkill} ms later`}`,
   );
 }

@@ -32,6 +32,8 @@ export async function launchGoose(opts: {
   home: string;
   startedAt: number;
   restart?: boolean;
+  /** The stop count when this start began (stop-request.ts). */
+  stopsSeen: number;
   abort?: () => string | undefined;
 }): Promise<{ gate: DecidedGate; plan: LaunchPlan; launched: boolean }> {
   const { config, tools, home, startedAt } = opts;
@@ -94,7 +96,7 @@ export async function launchGoose(opts: {
       cwd: config.folder,
       port,
       paths,
-      startedAt,
+      stopsSeen: opts.stopsSeen,
       persistence: gate.enabled,
       stateBackup,
       gooseMode: goose.mode,

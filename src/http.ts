@@ -98,3 +98,38 @@ export async function postJson(
     return { ok: false, error: (error as Error).message };
   }
 }
+
+/**
+ * The data of the first event a server-sent event stream sends, then the
+ * connection is closed; null when none comes within the bound or the answer
+ * is not a 2xx.
+ */
+export function firstEventData(url: string, timeoutMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    let text = "";
+    const done = (data: string | null) => {
+      clearTimeout(timer);
+      req.destroy();
+      resolve(data);
+    };
+    const req = httpRequest(url, { agent: false, headers: { Accept: "text/event-stream" } }, (res) => {
+      if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) return done(null);
+      res.on("data", (chunk: Buffer) => {
+        text += chunk.toString("utf8");
+        const end = text.indexOf("\n\n");
+        if (end === -1) return;
+        const data = text
+          .slice(0, end)
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(5).trimStart());
+        done(data.join("\n"));
+      });
+      res.on("error", () => done(null));
+      res.on("end", () => done(null));
+    });
+    const timer = setTimeout(() => done(null), timeoutMs);
+    req.on("error", () => done(null));
+    req.end();
+  });
+}

@@ -1,16 +1,25 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { AGENTAPI_SHUTDOWN_MS, STEP_TIMEOUTS, stopAgentapi } from "./agent-stop.js";
+import { AGENTAPI_SHUTDOWN_MS, settleTurn, stopAgentapi, stopBounds } from "./agent-stop.js";
 import { type AgentStatus, getStatus, pollStatus } from "./agentapi-status.js";
 import { logTail, openRotatedLog } from "./command-log.js";
 import type { ModulePaths } from "./config.js";
 import { type GooseMode, mayTypeExit } from "./goose-mode.js";
+import { acquireLifecycleLock, type LifecycleLock, lockPatience } from "./lifecycle-lock.js";
 import { log, StepError, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
 import { describePortHolder, listensOn } from "./port-owner.js";
-import { killTree, removePidFile, waitForExit, writePidFile } from "./processes.js";
+import {
+  findRunningAgentapi,
+  isRunning,
+  killTree,
+  readPidFile,
+  removePidFile,
+  waitForExit,
+  writePidFile,
+} from "./processes.js";
 import { verifyStateAfterStop } from "./state-verify.js";
-import { stopRequestedSince } from "./stop-request.js";
+import { stoppedSince } from "./stop-request.js";
 
 // AgentAPI itself answers within a second; the bound covers slow disks.
 const READY_TIMEOUT_MS = 60_000;
@@ -83,23 +92,35 @@ function waitForOwnServer(pid: number, port: number, exited: () => string | unde
 
 /**
  * Stops an AgentAPI this start launched when it must not stay: a stop ran
- * meanwhile (the stop must win), or it never became ready. AgentAPI may have
- * written a near-empty chat over the saved one, so the backup is checked too.
+ * meanwhile (the stop must win), or it never became ready. Goose may be
+ * answering the task prompt, so its turn is cancelled first, as a stop does,
+ * before `/exit` is typed. Under the lifecycle lock, so it never acts on
+ * AgentAPI at the same time as a stop; when that stop has ended AgentAPI
+ * already, there is nothing left to do. AgentAPI may have written a
+ * near-empty chat over the saved one, so the backup is checked too.
  */
 async function withdraw(
   pid: number,
   port: number,
   state: { stateFile: string; backupFile: string | null; persistence: boolean; pidFile: string; typeExit: boolean },
+  lock: Promise<LifecycleLock | null>,
 ): Promise<void> {
-  // It has run no turn yet that could be worth waiting for.
-  const bounds = { ...STEP_TIMEOUTS, turn_ms: 0, term_ms: AGENTAPI_SHUTDOWN_MS };
-  await stopAgentapi(pid, port, bounds, {
-    pidFile: state.pidFile,
-    turnCancelled: false,
-    saveAgain: async () => undefined,
-    typeExit: state.typeExit,
-  });
-  await restoreOverwrittenChat(state);
+  const held = await lock;
+  try {
+    if (await isRunning(pid)) {
+      // It has run no turn yet that could be worth waiting for.
+      const bounds = stopBounds({ turn_ms: 0, term_ms: AGENTAPI_SHUTDOWN_MS });
+      const turn = await settleTurn(port, bounds);
+      await stopAgentapi(pid, port, bounds, {
+        pidFile: state.pidFile,
+        typeExit: state.typeExit,
+        atPrompt: turn.atPrompt,
+      });
+    }
+    await restoreOverwrittenChat(state);
+  } finally {
+    await held?.release();
+  }
 }
 
 /**
@@ -157,6 +178,44 @@ async function abandon(pid: number, pidFile: string, why: string): Promise<false
   return false;
 }
 
+// AgentAPI writes its PID file (--pid-file) within milliseconds of its start;
+// the start writes it itself at once when AgentAPI has no such option.
+const PID_FILE_MS = 2000;
+
+/** Uses the AgentAPI another start or the supervisor launched meanwhile, once it answers. */
+async function useRunning(pid: number, port: number, paths: ModulePaths): Promise<true> {
+  log(`AgentAPI (PID ${pid}) was launched meanwhile by another start or the supervisor; not launching a second one`);
+  const ready = await waitForReady(port, { timeoutMs: READY_TIMEOUT_MS, exited: () => undefined });
+  if (!("value" in ready))
+    throw new StepError(
+      `AgentAPI (PID ${pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`,
+    );
+  return true;
+}
+
+/**
+ * The lifecycle lock for a launch; an `abort` reason instead when the
+ * supervisor must stand down meanwhile. Fails, naming the holder, when it
+ * stays busy.
+ */
+async function lockForLaunch(
+  paths: ModulePaths,
+  abort: (() => string | undefined) | undefined,
+): Promise<LifecycleLock | { aborted: string }> {
+  const outcome = await acquireLifecycleLock(paths.dir, "launch", { patienceMs: lockPatience, abort }).catch(
+    (error: Error) => {
+      throw new StepError(`cannot take the lifecycle lock of ${paths.dir}: ${error.message}`);
+    },
+  );
+  if ("lock" in outcome) return outcome.lock;
+  if ("aborted" in outcome) return outcome;
+  if ("noFolder" in outcome)
+    throw new StepError(`${paths.dir} disappeared while Goose was being launched; start again.`);
+  throw new StepError(
+    `${outcome.busy} holds the lifecycle lock of ${paths.dir} and did not release it; if that process is stuck, end it and start again.`,
+  );
+}
+
 /**
  * Launches AgentAPI and waits until Goose is ready. Returns false when it did
  * not stay up because a stop ran meanwhile, or `abort` gave a reason to stop.
@@ -168,7 +227,8 @@ export async function launchAgentapi(opts: {
   cwd: string;
   port: number;
   paths: ModulePaths;
-  startedAt: number;
+  /** The stop count when this start began (stop-request.ts). */
+  stopsSeen: number;
   persistence: boolean;
   stateBackup: string | null;
   gooseMode: GooseMode;
@@ -187,13 +247,40 @@ export async function launchAgentapi(opts: {
     log(`${abortedEarly}; AgentAPI is not launched`);
     return false;
   }
-  if (await stopRequestedSince(paths.dir, opts.startedAt)) {
-    log("the workspace's stop script ran while this start was still preparing; AgentAPI is not launched");
+  const agentLog = path.join(paths.logs, "agentapi.log");
+  // The stop count is checked and AgentAPI spawned under the lifecycle lock: a
+  // stop that counts itself after the check finds this AgentAPI's PID file, or
+  // is seen by the check after Goose is ready.
+  const lock = await lockForLaunch(paths, opts.abort);
+  if ("aborted" in lock) {
+    log(`${lock.aborted}; AgentAPI is not launched`);
     return false;
   }
-  const agentLog = path.join(paths.logs, "agentapi.log");
-  const { child, pid, exited } = await startAgentapi({ ...opts, logFile: agentLog, pidFile: paths.pidFile });
+  let launched: Awaited<ReturnType<typeof startAgentapi>>;
+  try {
+    if (await stoppedSince(paths.dir, opts.stopsSeen)) {
+      log("the workspace's stop script ran while this start was still preparing; AgentAPI is not launched");
+      return false;
+    }
+    // Another start, or the supervisor, launched one meanwhile: one AgentAPI per module folder.
+    const running = await findRunningAgentapi(paths.pidFile, port);
+    if (running.status === "running") return useRunning(running.pid, port, paths);
+    launched = await startAgentapi({ ...opts, logFile: agentLog, pidFile: paths.pidFile });
+    // The lock is let go once the PID file names it, so whoever takes the lock next finds it.
+    await pollUntil(async () => ((await readPidFile(paths.pidFile)) === launched.pid ? true : undefined), {
+      timeoutMs: PID_FILE_MS,
+      intervalMs: 2,
+      abort: launched.exited,
+    });
+  } finally {
+    await lock.release();
+  }
+  const { child, pid, exited } = launched;
   const halted = () => exited() ?? opts.abort?.();
+  const relock = async () => {
+    const again = await lockForLaunch(paths, opts.abort).catch(() => null);
+    return again === null || "aborted" in again ? null : again;
+  };
 
   const ready = await waitForOwnServer(pid, port, halted);
   if (!("value" in ready)) {
@@ -205,7 +292,7 @@ export async function launchAgentapi(opts: {
         ? `${ready.aborted} before it was ready`
         : `AgentAPI did not listen and answer on port ${port} within ${READY_TIMEOUT_MS / 1000} s`;
     const busy = holder && !exited() ? ` Port ${port} is held by ${holder}.` : "";
-    await (exited() ? restoreOverwrittenChat(state) : withdraw(pid, port, state));
+    await (exited() ? restoreOverwrittenChat(state) : withdraw(pid, port, state, relock()));
     throw new StepError(`${why}.${busy} Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`);
   }
   log(
@@ -224,9 +311,12 @@ export async function launchAgentapi(opts: {
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,
     );
   }
-  if (await stopRequestedSince(paths.dir, opts.startedAt)) {
+  if (await stoppedSince(paths.dir, opts.stopsSeen)) {
     warn("the workspace's stop script ran while AgentAPI was starting; stopping it again so the stop wins");
-    await withdraw(pid, port, state);
+    const held = await relock();
+    const aborted = held === null && !exited() && opts.abort?.();
+    if (aborted) return abandon(pid, paths.pidFile, aborted);
+    await withdraw(pid, port, state, Promise.resolve(held));
     return false;
   }
   child.unref();

@@ -1,18 +1,59 @@
 import path from "node:path";
-import { findAgentapiToStop, STEP_TIMEOUTS, settleTurn, stopAgentapi } from "./agent-stop.js";
+import { findAgentapiToStop, settleTurn, stopAgentapi, stopBounds, stopBudgetMs } from "./agent-stop.js";
 import { homeDir, parseStopConfig, readSettingsDocument } from "./config.js";
 import { mayTypeExit } from "./goose-mode.js";
 import { readStopTarget } from "./launch-record.js";
-import { log, phase, reportFatal } from "./log.js";
+import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle-lock.js";
+import { log, phase, reportFatal, warn } from "./log.js";
 import { saveBeforeStop } from "./state-save.js";
 import { verifyStateAfterStop } from "./state-verify.js";
-import { recordStopRequest } from "./stop-request.js";
+import { recordStop } from "./stop-request.js";
 import { standDownSupervisor } from "./supervisor-process.js";
 import { sendTaskSnapshot } from "./task-snapshot.js";
 
+/**
+ * The whole stop holds the module folder's lifecycle lock, so no start or
+ * supervisor launches or claims anything while it runs, and a second stop at
+ * the same time waits for this one and then finds nothing left to do. A start
+ * or the supervisor holds it for milliseconds; past the bound (a stuck
+ * holder) the stop goes on without it, because the stop must always end.
+ */
+async function lock(moduleDir: string, waitForStopMs: number, boundMs: number): Promise<LifecycleLock | null> {
+  let outcome: Awaited<ReturnType<typeof acquireLifecycleLock>>;
+  try {
+    outcome = await acquireLifecycleLock(moduleDir, "stop", {
+      patienceMs: (holder) => (holder.startsWith("stop ") ? waitForStopMs : boundMs),
+    });
+  } catch (error) {
+    // Creating the lock's id needs a few bytes of disk, which a full disk refuses.
+    warn(`could not take the lifecycle lock of ${moduleDir} (${(error as Error).message}); stopping without it`);
+    return null;
+  }
+  if ("lock" in outcome) return outcome.lock;
+  if ("busy" in outcome)
+    warn(`${outcome.busy} still held the lifecycle lock of ${moduleDir} after ${boundMs} ms; stopping without it`);
+  else if ("aborted" in outcome) warn(`stopping without the lifecycle lock: ${outcome.aborted}`);
+  return null;
+}
+
 async function main(): Promise<number> {
   const config = parseStopConfig(readSettingsDocument(), homeDir());
-  const t = { ...STEP_TIMEOUTS, ...config.bounds };
+  const bounds = stopBounds(config.bounds);
+  const { paths } = config;
+  const started = Date.now();
+  const held = await phase("lock", () => lock(paths.dir, stopBudgetMs(bounds), bounds.lock));
+  try {
+    return await stop(config, bounds, started);
+  } finally {
+    await held?.release();
+  }
+}
+
+async function stop(
+  config: ReturnType<typeof parseStopConfig>,
+  bounds: ReturnType<typeof stopBounds>,
+  started: number,
+): Promise<number> {
   const { paths } = config;
   const { target: launched, note } = await readStopTarget(paths.launchRecord, {
     port: config.port,
@@ -22,23 +63,21 @@ async function main(): Promise<number> {
   if (note) log(`launch record: ${note}; using the settings' port and files`);
   const { port, pidFile, stateFile } = launched;
   const agentLog = path.join(paths.logs, "agentapi.log");
-  const started = Date.now();
 
-  await recordStopRequest(paths.dir);
-  await phase("supervisor", () => standDownSupervisor(paths));
+  await recordStop(paths.dir);
+  await phase("supervisor", () => standDownSupervisor(paths, bounds.stand_down));
   const target = await phase("find", () => findAgentapiToStop(pidFile, port));
   const save = (why: string, timeoutMs: number) => saveBeforeStop({ launched, target, agentLog, why, timeoutMs });
-  await phase("save", () => save("before stopping", t.save_ms));
-  const turn = await phase("turn", async () => (target === null ? null : settleTurn(port, t)));
-  if (turn?.ranTurn) await phase("save", () => save("after the turn", t.save_ms / 2));
-  await phase("snapshot", () => sendTaskSnapshot(config.task, target !== null, port, t.http_ms));
+  await phase("save", () => save("before stopping", bounds.save));
+  const turn = await phase("turn", async () => (target === null ? null : settleTurn(port, bounds)));
+  if (turn?.ranTurn) await phase("save", () => save("after the turn", bounds.save_again));
+  await phase("snapshot", () => sendTaskSnapshot(config.task, target !== null, port, bounds.snapshot));
   await phase("stop", async () => {
     if (target !== null)
-      await stopAgentapi(target, port, t, {
+      await stopAgentapi(target, port, bounds, {
         pidFile,
-        turnCancelled: turn?.cancelled ?? false,
-        saveAgain: () => save("after a cancel", t.save_ms / 2),
         typeExit: mayTypeExit(config.goose_mode),
+        atPrompt: turn?.atPrompt ?? false,
       });
   });
   const lost = await phase("verify", () =>

@@ -1,10 +1,11 @@
 import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./config.js";
 import { launchGoose } from "./goose-launch.js";
-import { phase, reportFatal } from "./log.js";
+import { phase, reportFatal, StepError } from "./log.js";
 import { decidePersistence } from "./persistence-gate.js";
 import { describePortHolder } from "./port-owner.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./start-checks.js";
 import { installAndConfigure } from "./start-install.js";
+import { stopCount } from "./stop-request.js";
 import { superviseMain } from "./supervisor.js";
 import { supervisedFolder } from "./supervisor-process.js";
 import { startSupervisor } from "./supervisor-start.js";
@@ -16,6 +17,8 @@ async function main(): Promise<void> {
   const config = parseStartConfig(readSettingsDocument(), home);
   const { paths } = config;
   const { port } = config.agentapi;
+  // Before anything else: a stop that counts itself from now on wins over this start.
+  const stopsSeen = await stopCount(paths.dir);
 
   // Who holds the port is looked up beside the folders' preparation: the two
   // are independent, and the answer counts only when no AgentAPI of this
@@ -29,9 +32,13 @@ async function main(): Promise<void> {
   const tools = await installAndConfigure(config, paths, home);
   // Not awaited here: launchGoose asks Goose about its sessions meanwhile.
   const gating = phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
-  const { gate, launched } = await launchGoose({ config, tools, gate: gating, home, startedAt });
-  if (launched && config.supervise)
-    await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, code: ownScript }));
+  const { gate, launched } = await launchGoose({ config, tools, gate: gating, home, startedAt, stopsSeen });
+  if (!launched)
+    throw new StepError(
+      "the workspace's stop script ran while this start was still running, so Goose is not running (the stop wins). Start the workspace again to use Goose.",
+    );
+  if (config.supervise)
+    await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, stopsSeen, code: ownScript }));
 }
 
 // The supervisor is this same script, started again by the start with the

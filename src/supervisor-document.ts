@@ -11,8 +11,10 @@ export interface SupervisorDocument {
   config: StartConfig;
   tools: InstalledTools;
   gate: DecidedGate;
-  /** When that start began: a stop since then ends the watch. */
+  /** When that start began. */
   since: number;
+  /** The stop count when that start began (stop-request.ts): a stop since then ends the watch. */
+  stops: number;
 }
 
 /**
@@ -25,10 +27,10 @@ export function supervisorDocument(
   config: StartConfig,
   tools: InstalledTools,
   gate: DecidedGate,
-  since: number,
+  start: { since: number; stops: number },
 ): SupervisorDocument {
   const agent = { ...config.agent, prompt: "", continue: true, install_script: { pre: "", post: "" } };
-  return { kind: DOCUMENT_KIND, config: { ...config, agent }, tools, gate, since };
+  return { kind: DOCUMENT_KIND, config: { ...config, agent }, tools, gate, ...start };
 }
 
 export function readSupervisorDocument(): SupervisorDocument {

@@ -5,9 +5,11 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { logTail, openRotatedLog } from "./command-log.js";
 import type { ModulePaths } from "./config.js";
+import { acquireLifecycleLock, lockPatience } from "./lifecycle-lock.js";
 import { log, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
 import { isRunning, readCmdline, readPidFile, removePidFile, signal } from "./processes.js";
+import { stoppedSince } from "./stop-request.js";
 
 // The supervisor runs the start script's own code again; these two arguments
 // after the code's `-` put it in supervise mode and name the module folder it
@@ -40,23 +42,41 @@ export async function findSupervisor(pidFile: string, moduleDir: string): Promis
 
 /**
  * Makes this process the folder's one supervisor: creates the PID file, never
- * through a planted link. Returns the PID of another supervisor that already
- * runs, or null once this one holds the file. A file naming no live
- * supervisor is stale and replaced.
+ * through a planted link, under the lifecycle lock, so two supervisors that
+ * meet a stale file (normal after a container restart: $HOME persists) cannot
+ * both replace it, and a stop cannot stand down the file's supervisor while
+ * another takes its place. Says why not when this one must leave: another
+ * supervisor already runs, a stop ran since the start that spawned this one,
+ * or the lock stayed busy.
  */
-export async function claimSupervisorPid(pidFile: string, moduleDir: string): Promise<number | null> {
-  for (let attempt = 0; ; attempt++) {
+export async function claimSupervisorPid(
+  paths: ModulePaths,
+  stopsSeen: number,
+): Promise<{ claimed: true } | { leave: string }> {
+  const locked = await acquireLifecycleLock(paths.dir, `supervisor`, { patienceMs: lockPatience });
+  if ("noFolder" in locked) return { leave: `${paths.dir} is gone` };
+  if ("busy" in locked)
+    return { leave: `the module folder's lifecycle lock stayed busy (held by ${locked.busy}); nothing was claimed` };
+  if ("aborted" in locked) return { leave: locked.aborted };
+  try {
+    if (await stoppedSince(paths.dir, stopsSeen)) return { leave: "a stop ran since the start that started it" };
+    const other = await findSupervisor(paths.supervisorPid, paths.dir);
+    if (other !== null && other !== process.pid) return { leave: `supervisor (PID ${other}) already watches AgentAPI` };
+    // Stale (its supervisor is gone): under the lock nobody else can replace it meanwhile.
+    await rm(paths.supervisorPid, { force: true });
+    const handle = await open(
+      paths.supervisorPid,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
-      const handle = await open(pidFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
       await handle.writeFile(`${process.pid}\n`);
+    } finally {
       await handle.close();
-      return null;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw error;
     }
-    const other = await findSupervisor(pidFile, moduleDir);
-    if (other !== null && other !== process.pid) return other;
-    await rm(pidFile, { force: true });
+    return { claimed: true };
+  } finally {
+    await locked.lock.release();
   }
 }
 
@@ -64,28 +84,26 @@ export function releaseSupervisorPid(pidFile: string): Promise<void> {
   return removePidFile(pidFile, process.pid);
 }
 
-// The supervisor stands down at once on SIGTERM, within a few ms; during a
-// restart it first ends the AgentAPI it was starting, which takes up to 2 s.
-const STAND_DOWN_MS = 3000;
-
 /**
- * The stop's first step after its marker: tells the supervisor to stand down
- * and waits until it has, so nothing it does can race the stop. Its last act
- * before it exits is to remove its PID file, so that counts as done; waiting
- * for the exit itself would add the runtime's teardown to every stop. Polls
- * every 2 ms: each one counts in an idle stop.
+ * The stop's first step after it has counted itself, under the lifecycle
+ * lock: tells the supervisor to stand down and waits until it has, so nothing
+ * it does can race the stop. It stands down at once on SIGTERM, within a few
+ * ms; during a restart it first ends the AgentAPI it was starting. Its last
+ * act before it exits is to remove its PID file, so that counts as done;
+ * waiting for the exit itself would add the runtime's teardown to every stop.
+ * Polls every 2 ms: each one counts in an idle stop.
  */
-export async function standDownSupervisor(paths: ModulePaths): Promise<void> {
+export async function standDownSupervisor(paths: ModulePaths, boundMs: number): Promise<void> {
   const pid = await findSupervisor(paths.supervisorPid, paths.dir);
   if (pid === null) return;
   signal(pid, "SIGTERM");
   const done = async () =>
     (await readPidFile(paths.supervisorPid)) !== pid || !(await isRunning(pid)) ? true : undefined;
-  const gone = await pollUntil(done, { timeoutMs: STAND_DOWN_MS, intervalMs: 2 });
+  const gone = await pollUntil(done, { timeoutMs: boundMs, intervalMs: 2 });
   if ("value" in gone) return log(`supervisor (PID ${pid}) stood down`);
   signal(pid, "SIGKILL");
   await removePidFile(paths.supervisorPid, pid);
-  warn(`the supervisor (PID ${pid}) did not stand down within ${STAND_DOWN_MS} ms of SIGTERM; sent SIGKILL`);
+  warn(`the supervisor (PID ${pid}) did not stand down within ${boundMs} ms of SIGTERM; sent SIGKILL`);
 }
 
 // Node.js reads the code from stdin and starts it within a second; the bound

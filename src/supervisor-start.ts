@@ -1,7 +1,7 @@
 import type { StartConfig } from "./config.js";
 import type { InstalledTools } from "./goose-launch.js";
 import { log, warn } from "./log.js";
-import { stopRequestedSince } from "./stop-request.js";
+import { stoppedSince } from "./stop-request.js";
 import { supervisorDocument } from "./supervisor-document.js";
 import { findSupervisor, spawnSupervisor, supervisorLog } from "./supervisor-process.js";
 import type { DecidedGate } from "./version-gate.js";
@@ -16,11 +16,12 @@ export async function startSupervisor(opts: {
   tools: InstalledTools;
   gate: DecidedGate;
   startedAt: number;
+  stopsSeen: number;
   code: Buffer | null;
 }): Promise<void> {
   const { paths } = opts.config;
-  if (await stopRequestedSince(paths.dir, opts.startedAt))
-    return log("the workspace's stop script ran meanwhile; no supervisor is started");
+  const stopped = () => stoppedSince(paths.dir, opts.stopsSeen);
+  if (await stopped()) return log("the workspace's stop script ran meanwhile; no supervisor is started");
   const running = await findSupervisor(paths.supervisorPid, paths.dir);
   if (running !== null) return log(`the supervisor (PID ${running}) already watches AgentAPI`);
   if (opts.code === null)
@@ -31,13 +32,17 @@ export async function startSupervisor(opts: {
     const pid = await spawnSupervisor({
       paths,
       code: opts.code,
-      document: supervisorDocument(opts.config, opts.tools, opts.gate, opts.startedAt),
+      document: supervisorDocument(opts.config, opts.tools, opts.gate, {
+        since: opts.startedAt,
+        stops: opts.stopsSeen,
+      }),
       env: process.env,
     });
     log(
       `supervisor (PID ${pid}) watches AgentAPI and restarts it if it exits without a stop; log: ${supervisorLog(paths)}`,
     );
   } catch (error) {
+    if (await stopped()) return log("the workspace's stop script ran while the supervisor was starting; it left");
     warn(`the supervisor did not start, so nothing restarts AgentAPI if it exits: ${(error as Error).message}`);
   }
 }

@@ -10,7 +10,7 @@ import { log, StepError, stampLogLines, warn } from "./log.js";
 import { parsePid } from "./processes.js";
 import { decideRestart, NO_FAILURES, noteRunEnded, type RestartHistory } from "./restart-policy.js";
 import { ensurePortFree, reuseRunningAgentapi } from "./start-checks.js";
-import { stopRequestedSince } from "./stop-request.js";
+import { stoppedSince } from "./stop-request.js";
 import { readSupervisorDocument, type SupervisorDocument } from "./supervisor-document.js";
 import { claimSupervisorPid, releaseSupervisorPid } from "./supervisor-process.js";
 import { exists, watchAgentapi } from "./supervisor-watch.js";
@@ -81,6 +81,7 @@ async function restart(ctx: Context): Promise<string | null> {
       home: ctx.home,
       startedAt: Date.now(),
       restart: true,
+      stopsSeen: ctx.doc.stops,
       abort: () => ctx.standDown.reason,
     });
     if (!launched) return "the restart was withdrawn for a stop";
@@ -112,7 +113,7 @@ async function supervise(ctx: Context): Promise<void> {
     const step = decideRestart({
       history,
       now: Date.now(),
-      stopRequested: ctx.standDown.reason !== undefined || (await stopRequestedSince(paths.dir, ctx.doc.since)),
+      stopRequested: ctx.standDown.reason !== undefined || (await stoppedSince(paths.dir, ctx.doc.stops)),
       folderPresent: await exists(paths.dir),
       lastProblem: ended,
     });
@@ -137,9 +138,9 @@ export async function superviseMain(): Promise<number> {
   stampLogLines();
   const doc = readSupervisorDocument();
   const { paths } = doc.config;
-  const other = await claimSupervisorPid(paths.supervisorPid, paths.dir);
-  if (other !== null) {
-    log(`supervisor (PID ${other}) already watches AgentAPI; this one leaves`);
+  const claim = await claimSupervisorPid(paths, doc.stops);
+  if ("leave" in claim) {
+    log(`${claim.leave}; this supervisor leaves`);
     return 0;
   }
   const standDown = new StandDown(paths.supervisorPid);

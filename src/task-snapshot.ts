@@ -3,8 +3,9 @@ import { agentapiUrl, getJson, type HttpReply, request } from "./http.js";
 import { log } from "./log.js";
 import { buildSnapshot, type ChatMessage } from "./snapshot.js";
 
-/** POSTs the chat's last messages to Coder's task log snapshot endpoint; says what happened. */
+/** POSTs the chat's last messages to Coder's task log snapshot endpoint, both requests within one bound; says what happened. */
 async function postSnapshot(taskId: string, port: number, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
   const base = process.env.CODER_AGENT_URL;
   const token = process.env.CODER_AGENT_TOKEN;
   if (!base || !token) return "skipped: CODER_AGENT_URL or CODER_AGENT_TOKEN is not set";
@@ -18,7 +19,7 @@ async function postSnapshot(taskId: string, port: number, timeoutMs: number): Pr
       method: "POST",
       headers: { "Coder-Session-Token": token, "Content-Type": "application/json" },
       body: snapshot.payload,
-      timeoutMs,
+      timeoutMs: Math.max(1, deadline - Date.now()),
     });
   } catch (error) {
     return `posting the snapshot failed: ${(error as Error).message}`;

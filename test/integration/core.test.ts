@@ -207,7 +207,7 @@ for (const kind of ["plain workspace", "task"] as const) {
     it("idle stop: Goose exits by itself on /exit, nothing is killed, nothing is left running", async () => {
       const stopped = await ws.runScript(rendered.stop, undefined, 60_000);
       expectOk(stopped, "stop script");
-      expect(stopped.stdout).toContain("turn: agent stable");
+      expect(stopped.stdout).toContain("turn: agent idle at its prompt");
       expect(stopped.stdout).toContain("Goose exited on /exit");
       expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
       await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);

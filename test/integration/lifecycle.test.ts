@@ -78,12 +78,12 @@ describe.each(MODES)(
         expect(
           [...stopped.matchAll(/phase (\w+):/g)].map((m) => m[1]),
           `stop #${cycle.index}\n${context}`,
-        ).toEqual(["supervisor", "find", "save", "turn", "snapshot", "stop", "verify"]);
+        ).toEqual(["lock", "supervisor", "find", "save", "turn", "snapshot", "stop", "verify"]);
         // The supervisor's autosave may have saved the last turn already.
         expect(stopped, `stop #${cycle.index}\n${context}`).toMatch(
           /save \(before stopping\): (AgentAPI logged the save|state file rewritten|nothing changed since the last save)/,
         );
-        expect(stopped, `stop #${cycle.index}\n${context}`).toContain("turn: agent stable");
+        expect(stopped, `stop #${cycle.index}\n${context}`).toContain("turn: agent idle at its prompt");
         expect(stopped, `stop #${cycle.index}\n${context}`).toContain("Goose exited on /exit");
         expect(stopped, `stop #${cycle.index}\n${context}`).not.toMatch(/SIGTERM|SIGKILL/);
       }

@@ -6,8 +6,9 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { type Rendered, run, tools, type Workspace } from "../../support/workspace/index.js";
+import { childPids, type Rendered, run, tools, type Workspace } from "../../support/workspace/index.js";
 import {
+  agentapiPids,
   expectOk,
   launchRecord,
   newWorkspace,
@@ -173,10 +174,18 @@ describe("a stop during a turn, and the restart after it", () => {
     const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
     await stopDuringFollowUp(ws, rendered, "Now also update the changelog.");
     expect(await ws.replies()).toBe(1);
+    // Goose drew its spinner during this turn; no message made of it alone is kept.
+    const saved = (await savedState(ws))!.messages;
+    expect(saved.filter((m) => m.role === "agent" && spinnerOnly(m.message))).toEqual([]);
 
     await setTurnMs(ws, 200);
     await start(ws, rendered);
     expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
+    const restored = await ws.waitFor("the saved chat restored", async () => {
+      const now = await ws.messages().catch(() => []);
+      return now.length >= saved.length ? now : null;
+    });
+    expect(restored.filter((m) => m.role === "agent" && spinnerOnly(m.content))).toEqual([]);
     await waitTurns(ws, 2);
     expect(await ws.deliveries("Now also update the changelog.")).toBe(1);
     expect(await ws.deliveries(PROMPT)).toBe(1);
@@ -200,6 +209,41 @@ describe("a stop during a turn, and the restart after it", () => {
     await ws.waitStable();
     expect(await ws.deliveries(notThePrompt)).toBe(1);
     expect(await ws.replies()).toBe(replies);
+    await stop(ws, rendered);
+  });
+
+  it("a later turn with its spinner drawn, Goose hung in it: no spinner-only message is saved, nor restored", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { stop_turn_wait_seconds: 1, supervise: false });
+    await setTurnMs(ws, 200);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    await setTurnMs(ws, 600_000);
+    await sendWithoutWaiting(ws, "Run the whole test suite.");
+    await waitRunning(ws);
+    const shown = await ws.waitFor("the spinner in the chat", async () => {
+      const last = (await ws.messages()).at(-1);
+      return last?.role === "agent" && spinnerOnly(last.content) && last.content.trim() !== "" ? last : null;
+    });
+    expect(shown.content).toMatch(/[◐◓◑◒]/);
+    // Goose hangs mid-turn (a stuck tool, say): the spinner stays on the screen, and
+    // the stop's Ctrl+C changes nothing; AgentAPI saves that screen as it exits.
+    const [agentapi] = await agentapiPids(ws);
+    const [goose] = await childPids(agentapi as number);
+    process.kill(goose as number, "SIGSTOP");
+
+    await stop(ws, rendered);
+    const saved = (await savedState(ws))!.messages;
+    expect(saved.filter((m) => m.role === "user").map((m) => m.message)).toContain("Run the whole test suite.");
+    expect(saved.filter((m) => m.role === "agent" && spinnerOnly(m.message))).toEqual([]);
+
+    await setTurnMs(ws, 200);
+    await start(ws, rendered);
+    const restored = await ws.waitFor("the saved chat restored", async () => {
+      const now = await ws.messages().catch(() => []);
+      return now.length >= saved.length ? now : null;
+    });
+    expect(restored.slice(0, saved.length).filter((m) => m.role === "agent" && spinnerOnly(m.content))).toEqual([]);
     await stop(ws, rendered);
   });
 

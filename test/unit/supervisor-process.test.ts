@@ -4,6 +4,8 @@ import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ModulePaths } from "../../src/config.js";
+import { recordStop } from "../../src/stop-request.js";
 import {
   claimSupervisorPid,
   findSupervisor,
@@ -62,22 +64,33 @@ describe("isSupervisor and supervisedFolder", () => {
 });
 
 describe("claimSupervisorPid", () => {
-  const pidFile = () => path.join(dir, `supervisor-${Math.random().toString(36).slice(2)}.pid`);
+  /** A fresh module folder, with the PID file's path in it, as a start leaves it. */
+  async function folder(): Promise<ModulePaths> {
+    const moduleDir = await mkdtemp(path.join(dir, "module-"));
+    return { dir: moduleDir, supervisorPid: path.join(moduleDir, "supervisor.pid") } as ModulePaths;
+  }
 
   it("creates the PID file, private, naming this process", async () => {
-    const file = pidFile();
-    expect(await claimSupervisorPid(file, MODULE_DIR)).toBeNull();
-    expect(await readFile(file, "utf8")).toBe(`${process.pid}\n`);
-    expect((await lstat(file)).mode & 0o777).toBe(0o600);
+    const paths = await folder();
+    expect(await claimSupervisorPid(paths, 0)).toEqual({ claimed: true });
+    expect(await readFile(paths.supervisorPid, "utf8")).toBe(`${process.pid}\n`);
+    expect((await lstat(paths.supervisorPid)).mode & 0o777).toBe(0o600);
   });
 
   it("leaves it to a live supervisor of the same folder, and names it", async () => {
-    const file = pidFile();
-    const other = await fakeSupervisor(MODULE_DIR);
-    await writeFile(file, `${other}\n`);
-    expect(await claimSupervisorPid(file, MODULE_DIR)).toBe(other);
-    expect(await readFile(file, "utf8")).toBe(`${other}\n`);
-    expect(await findSupervisor(file, MODULE_DIR)).toBe(other);
+    const paths = await folder();
+    const other = await fakeSupervisor(paths.dir);
+    await writeFile(paths.supervisorPid, `${other}\n`);
+    expect(await claimSupervisorPid(paths, 0)).toEqual({ leave: `supervisor (PID ${other}) already watches AgentAPI` });
+    expect(await readFile(paths.supervisorPid, "utf8")).toBe(`${other}\n`);
+    expect(await findSupervisor(paths.supervisorPid, paths.dir)).toBe(other);
+  });
+
+  it("claims nothing once a stop has run since the start that spawned it", async () => {
+    const paths = await folder();
+    await recordStop(paths.dir);
+    expect(await claimSupervisorPid(paths, 0)).toEqual({ leave: "a stop ran since the start that started it" });
+    expect(await readFile(paths.supervisorPid, "utf8").catch(() => null)).toBeNull();
   });
 
   it.each([
@@ -85,21 +98,21 @@ describe("claimSupervisorPid", () => {
     ["a live process that is not a supervisor", async () => process.ppid],
     ["the supervisor of another folder", async () => fakeSupervisor("/home/other/.coder-modules/coder/goose")],
   ])("replaces a file naming %s", async (_what, pid) => {
-    const file = pidFile();
+    const paths = await folder();
     const named = await pid();
-    await writeFile(file, `${named}\n`);
-    expect(await findSupervisor(file, MODULE_DIR)).toBeNull();
-    expect(await claimSupervisorPid(file, MODULE_DIR)).toBeNull();
-    expect(await readFile(file, "utf8")).toBe(`${process.pid}\n`);
+    await writeFile(paths.supervisorPid, `${named}\n`);
+    expect(await findSupervisor(paths.supervisorPid, paths.dir)).toBeNull();
+    expect(await claimSupervisorPid(paths, 0)).toEqual({ claimed: true });
+    expect(await readFile(paths.supervisorPid, "utf8")).toBe(`${process.pid}\n`);
   });
 
   it("never writes through a link planted at its name", async () => {
-    const file = pidFile();
+    const paths = await folder();
     const victim = path.join(dir, "victim");
     await writeFile(victim, "keep me\n");
-    await symlink(victim, file);
-    expect(await claimSupervisorPid(file, MODULE_DIR)).toBeNull();
+    await symlink(victim, paths.supervisorPid);
+    expect(await claimSupervisorPid(paths, 0)).toEqual({ claimed: true });
     expect(await readFile(victim, "utf8")).toBe("keep me\n");
-    expect((await lstat(file)).isFile()).toBe(true);
+    expect((await lstat(paths.supervisorPid)).isFile()).toBe(true);
   });
 });

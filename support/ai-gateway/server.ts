@@ -50,7 +50,11 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   res.end(body);
 }
 
-export async function startAiGateway(opts: { token: string; label: string; model?: string }): Promise<AiGatewayStandIn> {
+export async function startAiGateway(opts: {
+  token: string;
+  label: string;
+  model?: string;
+}): Promise<AiGatewayStandIn> {
   const stub = await startModelStub({ model: opts.model });
   let current = { token: opts.token, label: opts.label };
   const seen: GatewayRequest[] = [];

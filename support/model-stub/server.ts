@@ -140,7 +140,15 @@ const gone = (res: ServerResponse) => res.destroyed || res.writableEnded || !res
  */
 async function anthropicReply(
   res: ServerResponse,
-  m: { id: string; model: string; reply: string; stream: boolean; delayMs: number; promptTokens: number; completionTokens: number },
+  m: {
+    id: string;
+    model: string;
+    reply: string;
+    stream: boolean;
+    delayMs: number;
+    promptTokens: number;
+    completionTokens: number;
+  },
 ): Promise<void> {
   const message = {
     id: m.id,
@@ -174,7 +182,10 @@ async function anthropicReply(
     event("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } });
   }
   event("content_block_stop", { index: 0 });
-  event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: m.completionTokens } });
+  event("message_delta", {
+    delta: { stop_reason: "end_turn", stop_sequence: null },
+    usage: { output_tokens: m.completionTokens },
+  });
   event("message_stop", {});
   res.end();
 }
@@ -235,7 +246,16 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
       total_tokens: promptTokens + completionTokens,
     };
 
-    if (api === "anthropic") return anthropicReply(res, { id: `msg_stub_${n}`, model: modelName, reply, stream, delayMs, promptTokens, completionTokens });
+    if (api === "anthropic")
+      return anthropicReply(res, {
+        id: `msg_stub_${n}`,
+        model: modelName,
+        reply,
+        stream,
+        delayMs,
+        promptTokens,
+        completionTokens,
+      });
 
     if (!stream) {
       await wait(delayMs, res);

@@ -408,7 +408,7 @@ run "agent_firewall_module_outputs_become_wrapper_config_and_separator" {
   }
 
   assert {
-    condition = module.agentapi.start_settings.agent.goose.command_prefix == tolist([
+    condition = jsonencode(module.agentapi.start_settings.agent.goose.command_prefix) == jsonencode([
       "$HOME/.coder-modules/coder/agent-firewall/scripts/agent-firewall-wrapper.sh",
       "--config=$HOME/.coder-modules/coder/agent-firewall/config/config.yaml",
       "--",
@@ -425,7 +425,7 @@ run "agent_firewall_command_is_used_as_given" {
   }
 
   assert {
-    condition     = module.agentapi.start_settings.agent.goose.command_prefix == tolist(["coder", "boundary", "--allow", "domain=coder.example.com", "--"])
+    condition     = jsonencode(module.agentapi.start_settings.agent.goose.command_prefix) == jsonencode(["coder", "boundary", "--allow", "domain=coder.example.com", "--"])
     error_message = "a generic command prefix must reach the start unchanged"
   }
 }

@@ -76,8 +76,12 @@ export async function startAiGateway(opts: {
     if (auth !== "accepted")
       return refuse(res, 401, auth === "no-token" ? "Authentication required." : "Invalid session token.");
     // The model answers as the provider would; the stub serves both APIs.
+    // Hop-by-hop headers stay here (RFC 9110, 7.6.1), and each request gets
+    // its own connection.
+    const headers = { ...req.headers };
+    for (const name of ["connection", "keep-alive", "host", "transfer-encoding", "proxy-connection"]) delete headers[name];
     const upstream = httpRequest(
-      { host: "127.0.0.1", port: stub.port, method: req.method, path: `${path}${url.search}`, headers: req.headers },
+      { host: "127.0.0.1", port: stub.port, method: req.method, path: `${path}${url.search}`, headers, agent: false },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

@@ -79,7 +79,8 @@ export async function startAiGateway(opts: {
     // Hop-by-hop headers stay here (RFC 9110, 7.6.1), and each request gets
     // its own connection.
     const headers = { ...req.headers };
-    for (const name of ["connection", "keep-alive", "host", "transfer-encoding", "proxy-connection"]) delete headers[name];
+    for (const name of ["connection", "keep-alive", "host", "transfer-encoding", "proxy-connection"])
+      delete headers[name];
     const upstream = httpRequest(
       { host: "127.0.0.1", port: stub.port, method: req.method, path: `${path}${url.search}`, headers, agent: false },
       (answer) => {

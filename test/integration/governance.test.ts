@@ -1,17 +1,19 @@
 // AI governance end to end: Goose's model traffic through a stand-in for
 // Coder's AI Gateway with the workspace owner's session token (a coder_env,
-// as the Coder agent passes it), and Goose alone inside a stand-in for the
-// Agent Firewall (support/agent-firewall/README.md says why a stand-in).
+// as the Coder agent passes it), and Goose alone inside the Agent Firewall:
+// boundary itself when tools/setup.sh could build it, else a stand-in
+// (support/agent-firewall/README.md).
 // Runs with the Goose double, which calls the model the way Goose does when
 // its provider host is set, or with a real Goose from GOOSE_BIN.
 
-import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AiGatewayStandIn, startAiGateway } from "../../support/ai-gateway/server.js";
 import {
   childPids,
+  freePort,
   type Rendered,
   readCmdline,
   repoRoot,
@@ -211,21 +213,37 @@ describe("AI Gateway", () => {
   });
 });
 
+// The real firewall when tools/setup.sh could build it (BOUNDARY_BIN), else
+// the stand-in. The real one runs as landjail here: Landlock confines TCP
+// connections to its proxy's port (nsjail needs iptables, which this sandbox
+// lacks).
+const FIREWALL = process.env.BOUNDARY_BIN || STANDIN;
+
 /**
  * The agent-firewall module's files in the workspace, as its install script
  * writes them (registry/coder/modules/agent-firewall/scripts/install.sh.tftpl
  * @ 6be121e4): a wrapper that execs the firewall, and its config.
  */
-async function installFirewall(ws: Workspace, allowlist: string[]): Promise<{ wrapper: string; config: string }> {
+async function installFirewall(ws: Workspace, allowlist: string[]): Promise<{ config: string }> {
   const dir = path.join(ws.home, ".coder-modules", "coder", "agent-firewall");
   await mkdir(path.join(dir, "scripts"), { recursive: true });
   await mkdir(path.join(dir, "config"), { recursive: true });
   const wrapper = path.join(dir, "scripts", "agent-firewall-wrapper.sh");
-  await writeFile(wrapper, `#!/usr/bin/env bash\nset -euo pipefail\nexec ${JSON.stringify(STANDIN)} "$@"\n`);
+  await writeFile(wrapper, `#!/usr/bin/env bash\nset -euo pipefail\nexec ${JSON.stringify(FIREWALL)} "$@"\n`);
   await chmod(wrapper, 0o755);
   const config = path.join(dir, "config", "config.yaml");
-  await writeFile(config, `allowlist:\n${allowlist.map((rule) => `  - ${rule}\n`).join("")}log_level: warn\n`);
-  return { wrapper, config };
+  await writeFile(
+    config,
+    [
+      "allowlist:",
+      ...allowlist.map((rule) => `  - ${rule}`),
+      "jail_type: landjail",
+      `proxy_port: ${await freePort()}`,
+      `log_dir: ${path.join(dir, "logs")}`,
+      "",
+    ].join("\n"),
+  );
+  return { config };
 }
 
 const MODULE_OUTPUTS = {
@@ -233,29 +251,43 @@ const MODULE_OUTPUTS = {
   config_path: "$HOME/.coder-modules/coder/agent-firewall/config/config.yaml",
 };
 
-interface FirewallRun {
-  argv: string[];
-  ppid: number;
-  pid: number;
-  env_names: string[];
-  hosts: Record<string, string>;
+/** Every process below `pid`, breadth first. */
+async function descendants(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    const children = await childPids(queue.shift() as number);
+    found.push(...children);
+    queue = [...queue, ...children];
+  }
+  return found;
 }
 
-async function firewallRuns(log: string): Promise<FirewallRun[]> {
-  const text = await readFile(log, "utf8").catch(() => "");
-  return text
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as FirewallRun);
+/**
+ * What runs under AgentAPI: the firewall (AgentAPI's child; its command line
+ * from `from` on, which is where the module's prefix begins) and Goose below it.
+ */
+async function underAgentapi(agentapi: number, from: string) {
+  const [firewall] = await childPids(agentapi);
+  const argv = (await readCmdline(firewall as number)) ?? [];
+  const at = argv.indexOf(from);
+  expect(at, `${from} in the firewall's command line ${JSON.stringify(argv)}`).toBeGreaterThan(0);
+  const gooseBin = argv[argv.indexOf("--", at) + 1] as string;
+  let goose: number | undefined;
+  for (const pid of await descendants(firewall as number)) {
+    const cmd = (await readCmdline(pid)) ?? [];
+    if (cmd.slice(0, 2).includes(gooseBin)) goose = pid;
+  }
+  expect(goose, "Goose below the firewall").toBeDefined();
+  return { firewall: firewall as number, prefix: argv.slice(at), goose: goose as number };
 }
+
+const PROXY_URL = /^http:\/\/(127\.0\.0\.1|localhost):\d+$/;
 
 describe("Agent Firewall", () => {
   it("Goose alone runs inside it, reaches the allowed gateway, and a supervisor restart uses the same wrapper", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway(TOKEN_1, "build-1");
     const { config } = await installFirewall(ws, ["domain=127.0.0.1", "domain=coder.example.com"]);
-    const log = path.join(await scratchDir("firewall"), "runs.jsonl");
-    ws.setEnv({ FIREWALL_STANDIN_LOG: log });
     const rendered = await build(ws, gateway, TOKEN_1, {
       goose_provider: "openai",
       goose_model: "gpt-4o",
@@ -267,27 +299,22 @@ describe("Agent Firewall", () => {
     expect((await gateway.stub.requests()).at(-1)?.reply).toMatch(/Through the firewall\./);
     expect(gateway.requests().every((r) => r.auth === "accepted")).toBe(true);
 
-    const agentapi = await theAgentapi(ws);
-    const [run] = await firewallRuns(log);
-    expect(run?.argv.slice(1)).toEqual([`--config=${config}`, "--", ws.goose.bin, ...(run?.argv.slice(4) ?? [])]);
     // AgentAPI starts the firewall, the firewall starts Goose: AgentAPI and
     // the module's helpers (its probes, the supervisor) run outside it.
-    expect(run?.ppid).toBe(agentapi);
+    const agentapi = await theAgentapi(ws);
+    const first = await underAgentapi(agentapi, `--config=${config}`);
+    expect(first.prefix.slice(0, 3)).toEqual([`--config=${config}`, "--", ws.goose.bin]);
     expect((await environOf(agentapi)).has("HTTP_PROXY")).toBe(false);
-    const [goose] = await childPids(run?.pid as number);
-    expect((await environOf(goose as number)).get("HTTP_PROXY")).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(await firewallRuns(log)).toHaveLength(1);
+    expect((await environOf(first.goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
 
     process.kill(agentapi, "SIGKILL");
     const restarted = await waitRestarted(ws, agentapi);
     await ws.send("Still inside after the restart.");
-    const runs = await firewallRuns(log);
-    expect(runs).toHaveLength(2);
-    expect(runs[1]?.ppid).toBe(restarted);
-    expect(runs[1]?.argv.slice(0, 4)).toEqual(runs[0]?.argv.slice(0, 4));
+    const second = await underAgentapi(restarted, `--config=${config}`);
+    expect(second.prefix.slice(0, 3)).toEqual(first.prefix.slice(0, 3));
+    expect((await environOf(second.goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
     expect((await gateway.stub.requests()).at(-1)?.reply).toMatch(/Still inside after the restart\./);
     await stop(ws, rendered);
-    expect((await stat(log)).size).toBeGreaterThan(0);
   });
 
   it("a model request to an address the allow-list does not name is blocked, and the turn fails", async () => {
@@ -309,17 +336,22 @@ describe("Agent Firewall", () => {
   it("a generic command prefix works the same way", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway(TOKEN_1, "build-1");
-    const log = path.join(await scratchDir("firewall"), "runs.jsonl");
-    ws.setEnv({ FIREWALL_STANDIN_LOG: log });
+    const logs = await scratchDir("firewall");
+    const prefix = [
+      ...["--jail-type", "landjail", "--proxy-port", String(await freePort()), "--log-dir", logs],
+      ...["--allow", "domain=127.0.0.1", "--"],
+    ];
     const rendered = await build(ws, gateway, TOKEN_1, {
       goose_provider: "openai",
       goose_model: "gpt-4o",
-      agent_firewall: { command: [STANDIN, "--allow", "domain=127.0.0.1", "--"] },
+      agent_firewall: { command: [FIREWALL, ...prefix] },
     });
     await start(ws, rendered);
     await waitTurns(ws, 1);
-    const [run] = await firewallRuns(log);
-    expect(run?.argv.slice(1, 5)).toEqual(["--allow", "domain=127.0.0.1", "--", ws.goose.bin]);
+    const { prefix: seen, goose } = await underAgentapi(await theAgentapi(ws), "--jail-type");
+    expect(seen.slice(0, prefix.length + 1)).toEqual([...prefix, ws.goose.bin]);
+    expect((await environOf(goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
+    expect(modelTurns(gateway).length).toBeGreaterThan(0);
     expect(modelTurns(gateway).every((r) => r.auth === "accepted")).toBe(true);
     await stop(ws, rendered);
   });

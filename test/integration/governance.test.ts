@@ -6,12 +6,14 @@
 // Runs with the Goose double, which calls the model the way Goose does when
 // its provider host is set, or with a real Goose from GOOSE_BIN.
 
+import { randomUUID } from "node:crypto";
 import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AiGatewayStandIn, startAiGateway } from "../../support/ai-gateway/server.js";
 import {
+  CoderEndpoint,
   childPids,
   freePort,
   type Rendered,
@@ -21,15 +23,17 @@ import {
   scratchDir,
   type Workspace,
 } from "../../support/workspace/index.js";
-import { agentapiPids, flat, newWorkspace, render, start, stop, waitTurns } from "./scenario.js";
+import { agentapiPids, flat, newWorkspace, PROMPT, render, start, stop, waitTurns } from "./scenario.js";
 
 const TOKEN_1 = "coder-session-build-1-Zq8vN3";
 const TOKEN_2 = "coder-session-build-2-Hw5pK7";
 const STANDIN = path.join(repoRoot, "support", "agent-firewall", "boundary-standin");
 
 const gateways: AiGatewayStandIn[] = [];
+const endpoints: CoderEndpoint[] = [];
 afterEach(async () => {
   for (const gateway of gateways.splice(0)) await gateway.close();
+  for (const endpoint of endpoints.splice(0)) await endpoint.close();
 });
 
 async function newGateway(token: string, label: string): Promise<AiGatewayStandIn> {
@@ -48,11 +52,12 @@ async function build(
   gateway: AiGatewayStandIn,
   token: string,
   vars: Record<string, unknown> = {},
+  coderEnv: Record<string, string> = {},
 ): Promise<Rendered> {
   const rendered = await render(
     ws,
     { enable_ai_gateway: true, ...vars },
-    { CODER_AGENT_URL: gateway.url, CODER_WORKSPACE_OWNER_SESSION_TOKEN: token },
+    { CODER_AGENT_URL: gateway.url, CODER_WORKSPACE_OWNER_SESSION_TOKEN: token, ...coderEnv },
   );
   const env = resourceValues(rendered, "module.goose.coder_env.ai_gateway_token[0]");
   ws.setEnv({ [String(env.name)]: String(env.value) });
@@ -178,8 +183,12 @@ describe("AI Gateway", () => {
     await stop(ws, first);
 
     // The next build: Coder issues a new token and the old one stops working.
+    // It is a task, so its stop uploads a chat snapshot to the agent's Coder URL.
     gateway.setToken(TOKEN_2, "build-2");
-    const second = await build(ws, gateway, TOKEN_2, vars);
+    const second = await build(ws, gateway, TOKEN_2, vars, { CODER_TASK_ID: randomUUID(), CODER_TASK_PROMPT: PROMPT });
+    const coder = await CoderEndpoint.start();
+    endpoints.push(coder);
+    ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: coder.token });
     const before = gateway.requests().length;
     await start(ws, second);
     await ws.send("First message of the second build.");
@@ -206,7 +215,12 @@ describe("AI Gateway", () => {
     expect(environ.get("CODER_GOOSE_AI_GATEWAY_TOKEN")).toBe(TOKEN_2);
 
     await stop(ws, second);
-    for (const token of [TOKEN_1, TOKEN_2]) expect(await tokenSightings(ws, [first, second], token)).toEqual([]);
+    const [snapshot] = coder.requests.filter((r) => r.path.endsWith("/log-snapshot"));
+    expect(snapshot?.body.toString("utf8")).toMatch(/After the supervisor's restart\./);
+    for (const token of [TOKEN_1, TOKEN_2]) {
+      expect(await tokenSightings(ws, [first, second], token)).toEqual([]);
+      expect(snapshot?.body.includes(token)).toBe(false);
+    }
     // The search itself finds what is there.
     await writeFile(path.join(ws.moduleDir, "logs", "planted.log"), `x${TOKEN_2}y`);
     expect(await tokenSightings(ws, [first, second], TOKEN_2)).toEqual([".coder-modules/coder/goose/logs/planted.log"]);

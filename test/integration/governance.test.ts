@@ -350,7 +350,8 @@ describe("Agent Firewall", () => {
   it("a generic command prefix works the same way", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway(TOKEN_1, "build-1");
-    const logs = await scratchDir("firewall");
+    // A hostile folder name: the prefix is argv, never shell source.
+    const logs = path.join(await scratchDir("firewall"), "logs $(touch pwned) 'q' \"x\" ;");
     const prefix = [
       ...["--jail-type", "landjail", "--proxy-port", String(await freePort()), "--log-dir", logs],
       ...["--allow", "domain=127.0.0.1", "--"],
@@ -364,6 +365,9 @@ describe("Agent Firewall", () => {
     await waitTurns(ws, 1);
     const { prefix: seen, goose } = await underAgentapi(await theAgentapi(ws), "--jail-type");
     expect(seen.slice(0, prefix.length + 1)).toEqual([...prefix, ws.goose.bin]);
+    expect(
+      (await readdir(ws.home)).includes("pwned") || (await readdir(path.join(ws.home, "project"))).includes("pwned"),
+    ).toBe(false);
     expect((await environOf(goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
     expect(modelTurns(gateway).length).toBeGreaterThan(0);
     expect(modelTurns(gateway).every((r) => r.auth === "accepted")).toBe(true);

@@ -295,6 +295,9 @@ async function underAgentapi(agentapi: number, from: string) {
   return { firewall: firewall as number, prefix: argv.slice(at), goose: goose as number };
 }
 
+/** The goose the start finds on PATH (for a real Goose, the link the simulator makes to it). */
+const gooseOnPath = (ws: Workspace) => path.join(ws.goose.pathDir, "goose");
+
 const PROXY_URL = /^http:\/\/(127\.0\.0\.1|localhost):\d+$/;
 
 describe("Agent Firewall", () => {
@@ -317,7 +320,7 @@ describe("Agent Firewall", () => {
     // the module's helpers (its probes, the supervisor) run outside it.
     const agentapi = await theAgentapi(ws);
     const first = await underAgentapi(agentapi, `--config=${config}`);
-    expect(first.prefix.slice(0, 3)).toEqual([`--config=${config}`, "--", ws.goose.bin]);
+    expect(first.prefix.slice(0, 3)).toEqual([`--config=${config}`, "--", gooseOnPath(ws)]);
     expect((await environOf(agentapi)).has("HTTP_PROXY")).toBe(false);
     expect((await environOf(first.goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
 
@@ -341,7 +344,8 @@ describe("Agent Firewall", () => {
       agent_firewall: MODULE_OUTPUTS,
     });
     await start(ws, rendered);
-    await ws.waitFor("the blocked turn in the chat", async () => /Blocked by Boundary/.test(await chatText(ws)));
+    // The firewall's 403, which Goose reports as an authentication failure.
+    await ws.waitFor("the blocked turn in the chat", async () => /Status: 403 Forbidden/.test(await chatText(ws)));
     expect(gateway.requests()).toEqual([]);
     expect(await ws.replies()).toBe(0);
     await stop(ws, rendered);
@@ -364,7 +368,7 @@ describe("Agent Firewall", () => {
     await start(ws, rendered);
     await waitTurns(ws, 1);
     const { prefix: seen, goose } = await underAgentapi(await theAgentapi(ws), "--jail-type");
-    expect(seen.slice(0, prefix.length + 1)).toEqual([...prefix, ws.goose.bin]);
+    expect(seen.slice(0, prefix.length + 1)).toEqual([...prefix, gooseOnPath(ws)]);
     expect(
       (await readdir(ws.home)).includes("pwned") || (await readdir(path.join(ws.home, "project"))).includes("pwned"),
     ).toBe(false);

@@ -11,6 +11,8 @@ terraform {
 
 data "coder_workspace" "me" {}
 
+data "coder_workspace_owner" "me" {}
+
 locals {
   app_slug      = "goose"
   module_folder = ".coder-modules/coder/goose"
@@ -38,6 +40,28 @@ locals {
   agentapi_has_persistence = (
     tonumber(local.agentapi_version_parts[0]) > 0 ||
     tonumber(local.agentapi_version_parts[1]) >= 12
+  )
+
+  # AI Gateway: Goose's provider host is the gateway's route for that provider
+  # (Goose appends v1/messages or v1/chat/completions to it: build_url in
+  # crates/goose-providers/src/api_client.rs, aaif-goose/goose @ v1.46.1), and
+  # its key is the owner's session token, which reaches the workspace in this
+  # variable (a coder_env), never in the scripts' settings.
+  ai_gateway_token_env = "CODER_GOOSE_AI_GATEWAY_TOKEN"
+  ai_gateway = {
+    enabled   = var.enable_ai_gateway
+    base_url  = var.enable_ai_gateway ? "${trimsuffix(data.coder_workspace.me.access_url, "/")}/api/v2/aibridge/${var.goose_provider}" : ""
+    token_env = local.ai_gateway_token_env
+  }
+
+  # What runs Goose inside the Agent Firewall: the agent-firewall module's
+  # wrapper takes `--config=<file> -- <command>` (its README), or the
+  # template's own prefix as given.
+  firewall = var.agent_firewall == null ? { wrapper_path = "", config_path = "", command = tolist([]) } : var.agent_firewall
+  goose_command_prefix = (
+    local.firewall.wrapper_path != "" ?
+    concat([local.firewall.wrapper_path], local.firewall.config_path != "" ? ["--config=${local.firewall.config_path}"] : [], ["--"]) :
+    local.firewall.command
   )
 
   # The goose part of each script's settings; the AgentAPI layer adds its own
@@ -71,6 +95,8 @@ locals {
 
       continue_interrupted_turn = var.continue_interrupted_turn
       mode                      = var.goose_mode
+      ai_gateway                = local.ai_gateway
+      command_prefix            = local.goose_command_prefix
     }
     # Who may reach AgentAPI: the start adds these to loopback and the
     # deployment's or the app's own host name (src/access-lists.ts).
@@ -97,6 +123,16 @@ check "agentapi_version_supports_persistence" {
     condition     = !var.enable_state_persistence || !var.install_agentapi || local.agentapi_has_persistence
     error_message = "enable_state_persistence needs AgentAPI v0.12.0 or newer, but agentapi_version is ${var.agentapi_version}: the chat history will not survive a restart. Remove agentapi_version to use the module default, or set enable_state_persistence = false."
   }
+}
+
+# The owner's session token for the AI Gateway, as the registry's agent modules
+# pass secrets (registry/coder/modules/claude-code/main.tf @ 6be121e4). Coder
+# issues a new one at every workspace build.
+resource "coder_env" "ai_gateway_token" {
+  count    = var.enable_ai_gateway ? 1 : 0
+  agent_id = var.agent_id
+  name     = local.ai_gateway_token_env
+  value    = sensitive(data.coder_workspace_owner.me.session_token)
 }
 
 module "agentapi" {

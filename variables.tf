@@ -431,3 +431,56 @@ variable "agentapi_allowed_origins" {
     error_message = "Each agentapi_allowed_origins entry must be an origin, http:// or https:// and a host with an optional port and nothing after it (for example \"https://coder.example.com\"), or \"*\"."
   }
 }
+
+variable "enable_ai_gateway" {
+  description = "Send Goose's model requests through the deployment's AI Gateway (Coder Premium, v2.30+) as the workspace owner, with their Coder session token instead of a provider key: <access URL>/api/v2/aibridge/anthropic or /api/v2/aibridge/openai. Works with goose_provider \"anthropic\" or \"openai\". See the README's AI governance section."
+  type        = bool
+  default     = false
+  nullable    = false
+
+  validation {
+    condition     = !var.enable_ai_gateway || contains(["anthropic", "openai"], var.goose_provider)
+    error_message = "enable_ai_gateway works with goose_provider \"anthropic\" or \"openai\", the two the AI Gateway serves (goose_provider is \"${var.goose_provider}\"). Set one of them, or set enable_ai_gateway = false and give the provider's key through a coder_env."
+  }
+}
+
+variable "agent_firewall" {
+  description = "Run Goose, and only Goose, inside Coder's Agent Firewall; AgentAPI and the module's helpers stay outside. Either the agent-firewall module's outputs, { wrapper_path = module.agent-firewall.agent_firewall_wrapper_path, config_path = module.agent-firewall.agent_firewall_config_path }, which runs `<wrapper_path> --config=<config_path> -- goose ...`; or { command = [...] }, any command prefix that runs the command after it, such as [\"boundary\", \"--config=/etc/boundary.yaml\", \"--\"]. $HOME in a value is the workspace user's home folder. See the README's AI governance section for the allow-list Goose needs."
+  type = object({
+    wrapper_path = optional(string, "")
+    config_path  = optional(string, "")
+    command      = optional(list(string), [])
+  })
+  default = null
+
+  validation {
+    condition     = var.agent_firewall == null || ((try(var.agent_firewall.wrapper_path, "") != "") != (length(try(var.agent_firewall.command, [])) > 0))
+    error_message = "agent_firewall needs exactly one of wrapper_path (the agent-firewall module's agent_firewall_wrapper_path output) or command (a command prefix such as [\"boundary\", \"--\"])."
+  }
+
+  validation {
+    condition     = var.agent_firewall == null || try(var.agent_firewall.config_path, "") == "" || try(var.agent_firewall.wrapper_path, "") != ""
+    error_message = "agent_firewall.config_path goes with wrapper_path; with command, put the config option in the command itself."
+  }
+
+  validation {
+    condition = var.agent_firewall == null || alltrue([
+      for value in concat([try(var.agent_firewall.wrapper_path, ""), try(var.agent_firewall.config_path, "")], try(var.agent_firewall.command, [])) :
+      !can(regex("[\\n\\r\\x00]", value))
+    ])
+    error_message = "agent_firewall values must be on one line (no line breaks or NUL characters)."
+  }
+
+  validation {
+    condition = var.agent_firewall == null || alltrue([
+      for value in [try(var.agent_firewall.wrapper_path, ""), try(var.agent_firewall.config_path, "")] :
+      value == "" || can(regex("^(/|\\$HOME/|\\$\\{HOME\\}/)", value))
+    ])
+    error_message = "agent_firewall.wrapper_path and config_path must be absolute paths, or start with $HOME/ (as the agent-firewall module's outputs do)."
+  }
+
+  validation {
+    condition     = var.agent_firewall == null || length(try(var.agent_firewall.command, [])) == 0 || trimspace(try(var.agent_firewall.command[0], "")) != ""
+    error_message = "agent_firewall.command must start with the name or path of the firewall's command."
+  }
+}

@@ -39,15 +39,20 @@ export interface PersistenceFiles {
   pidFile: string;
 }
 
+/**
+ * `prefix` is the Agent Firewall's command (empty without one): AgentAPI
+ * starts it, and it starts Goose, so only Goose runs inside the firewall.
+ */
 export function buildAgentapiArgs(opts: {
   port: number;
   persistence: PersistenceFiles | null;
   goose: string;
   gooseArgs: string[];
+  prefix?: string[];
 }): string[] {
   const args = ["server", "--type", "goose", "--port", String(opts.port)];
   if (opts.persistence) args.push("--state-file", opts.persistence.stateFile, "--pid-file", opts.persistence.pidFile);
-  return [...args, "--", opts.goose, ...opts.gooseArgs];
+  return [...args, "--", ...(opts.prefix ?? []), opts.goose, ...opts.gooseArgs];
 }
 
 /**
@@ -69,6 +74,8 @@ export function buildLaunchEnv(
     model: string;
     mode: GooseMode;
     pathPrefix: string[];
+    /** The AI Gateway's provider variables (gatewayEnv), which replace the template's own. */
+    gateway?: Record<string, string> | null;
   },
 ): Record<string, string> {
   const env: Record<string, string> = {};
@@ -95,5 +102,5 @@ export function buildLaunchEnv(
   env.GOOSE_MODE = opts.mode;
   env.GOOSE_TELEMETRY_ENABLED = "false";
   env.GOOSE_DISABLE_KEYRING = "1";
-  return env;
+  return opts.gateway ? { ...env, ...opts.gateway } : env;
 }

@@ -55,6 +55,16 @@ export interface GooseSettings {
   app_slug: string;
   extensions: Record<string, Record<string, unknown>>;
   install_script: { pre: string; post: string };
+  /** enable_ai_gateway: the gateway's route for the provider, and the variable (a coder_env) that holds the owner's session token. */
+  ai_gateway: AiGatewaySettings;
+  /** agent_firewall: the command Goose runs under (empty: none), $HOME not yet expanded. */
+  command_prefix: string[];
+}
+
+export interface AiGatewaySettings {
+  enabled: boolean;
+  base_url: string;
+  token_env: string;
 }
 
 /** Who may reach AgentAPI: the template's additions and what the defaults are built from (access-lists.ts). */
@@ -110,6 +120,7 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
 
 function parseGoose(goose: Fields): GooseSettings {
   const scripts = goose.object("install_script");
+  const gateway = goose.object("ai_gateway");
   return {
     install: goose.boolean("install"),
     version: goose.string("version"),
@@ -127,6 +138,12 @@ function parseGoose(goose: Fields): GooseSettings {
     app_slug: goose.string("app_slug"),
     extensions: goose.objectMap("extensions"),
     install_script: { pre: scripts.string("pre"), post: scripts.string("post") },
+    ai_gateway: {
+      enabled: gateway.boolean("enabled"),
+      base_url: gateway.string("base_url"),
+      token_env: gateway.string("token_env"),
+    },
+    command_prefix: goose.stringList("command_prefix"),
   };
 }
 

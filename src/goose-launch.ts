@@ -1,6 +1,7 @@
 import { decideAccess } from "./access-lists.js";
 import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, type PersistenceFiles } from "./commands.js";
 import type { StartConfig } from "./config.js";
+import { expandHome, gatewayEnv } from "./governance.js";
 import { launchAgentapi } from "./launch.js";
 import { writeLaunchRecord } from "./launch-record.js";
 import { phase } from "./log.js";
@@ -51,6 +52,9 @@ export async function launchGoose(opts: {
       model: goose.model,
       mode: goose.mode,
       pathPrefix: tools.pathPrefix,
+      // Read from this process's environment on every launch: a start gets the
+      // coder_env of its own build, and a supervisor's restart the start's.
+      gateway: gatewayEnv(goose.provider, goose.ai_gateway, process.env),
     });
 
   // AgentAPI's version and Goose's sessions are independent questions to two
@@ -78,7 +82,13 @@ export async function launchGoose(opts: {
   const stateBackup = persistence ? await prepareState(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
   const gooseArgs = buildGooseArgs(plan.decision.mode, goose.session_name, promptFile, plan.turn.action === "continue");
-  const args = buildAgentapiArgs({ port, persistence, goose: tools.gooseBin, gooseArgs });
+  const args = buildAgentapiArgs({
+    port,
+    persistence,
+    goose: tools.gooseBin,
+    gooseArgs,
+    prefix: expandHome(goose.command_prefix, home),
+  });
   await writeLaunchRecord(paths.launchRecord, {
     gate,
     binary: tools.agentapi,

@@ -483,6 +483,61 @@ step_runtimes() {
   BUN_BIN="$RUNTIME_BIN" BUN_SKIP="$RUNTIME_SKIP"
 }
 
+# ---- 6. Agent Firewall (github.com/coder/boundary), only from a given source --------
+# The Go module proxy refuses github.com/coder/boundary (403, the version list too), so
+# the source must come from a checkout: BOUNDARY_SRC names a git work tree or bare
+# repository (its HEAD is built). Its dependency github.com/coder/coder/v2 is refused as
+# well; it serves only the forwarding of audit logs to the Coder agent, so that file is
+# replaced by tools/boundary/socket_auditor.go (a no-op) and the rest is boundary's own.
+# Without BOUNDARY_SRC the tests use support/agent-firewall/boundary-standin.
+step_boundary() {
+  local src="${BOUNDARY_SRC:-}" git_dir commit dir bin scratch t
+  BOUNDARY_BIN="" BOUNDARY_SKIP=""
+  if [[ -z "$src" ]]; then
+    # A build from an earlier run with BOUNDARY_SRC stays in use.
+    for bin in "$TOOLS_DIR"/boundary/*/boundary; do
+      if [[ -x "$bin" ]] && "$bin" --help >/dev/null 2>&1; then
+        BOUNDARY_BIN="$bin"
+        log "agent firewall (boundary) $(basename "$(dirname "$bin")") ($(rel "$bin")) ... cached"
+        return
+      fi
+    done
+    BOUNDARY_SKIP="no BOUNDARY_SRC (a checkout of github.com/coder/boundary; the Go module proxy refuses it)"
+    log "agent firewall (boundary): skipped, $BOUNDARY_SKIP; the tests use support/agent-firewall/boundary-standin"
+    return
+  fi
+  git_dir="$(git -C "$src" rev-parse --absolute-git-dir 2>/dev/null || git --git-dir="$src" rev-parse --absolute-git-dir 2>/dev/null)" ||
+    die "BOUNDARY_SRC=$src is not a git repository; point it at a checkout of github.com/coder/boundary."
+  commit="$(git --git-dir="$git_dir" rev-parse --short=12 HEAD)"
+  dir="$TOOLS_DIR/boundary/$commit"
+  bin="$dir/boundary"
+  if [[ -x "$bin" ]] && "$bin" --help >/dev/null 2>&1; then
+    BOUNDARY_BIN="$bin"
+    log "agent firewall (boundary) $commit ($(rel "$bin")) ... cached"
+    return
+  fi
+  need_go "github.com/coder/boundary"
+  t="$(now_ms)"
+  mkdir -p "$TOOLS_DIR/tmp" "$dir"
+  scratch="$(mktemp -d "$TOOLS_DIR/tmp/boundary-src.XXXXXX")"
+  SCRATCH_DIRS+=("$scratch")
+  git --git-dir="$git_dir" archive HEAD | tar -x -C "$scratch"
+  cp "$REPO_ROOT/tools/boundary/socket_auditor.go" "$scratch/audit/socket_auditor.go"
+  rm -f "$scratch/audit/socket_auditor_test.go"
+  # The one other use of coder/coder: the default path of the agent's log socket. Any
+  # path will do (boundary only checks that it is set), as nothing is sent there.
+  sed -i -e '/coder\/coder\/v2\/agent\/boundarylogproxy"/d' \
+    -e 's|boundarylogproxy\.DefaultSocketPath()|"/tmp/coder-boundary-log-proxy.sock"|' "$scratch/cli/cli.go"
+  sed -i '/github.com\/coder\/coder\/v2 /d' "$scratch/go.mod"
+  log "building the agent firewall (boundary) $commit (log: $(rel "$LOG_DIR/boundary-build.log"))"
+  (cd "$scratch" && run_logged boundary-build env CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -buildvcs=false \
+    -ldflags "-s -w" -o "$bin.new" ./cmd/boundary) ||
+    die "building boundary $commit failed; see $(rel "$LOG_DIR/boundary-build.log")."
+  mv -f "$bin.new" "$bin"
+  BOUNDARY_BIN="$bin"
+  log "agent firewall (boundary) $commit built in $(since "$t") ($(rel "$bin"))"
+}
+
 # ---- 7. Browser test (the full profile) --------------------------------------------------
 # test/integration/browser.test.ts drives Debian's Chromium with playwright-core (package.json),
 # which never downloads a browser of its own. In the lifecycle profile these steps only look
@@ -593,6 +648,7 @@ step_agentapi "$AGENTAPI_VERSION_OLD"
 step_runtimes
 step_tflint
 step_shellcheck
+step_boundary
 step_chromium
 step_agentapi_ui
 
@@ -626,6 +682,8 @@ present() { if [[ -x "$1" ]]; then printf '%s' "$1"; fi; }
   echo "# The browser test (test/integration/browser.test.ts): an empty *_BIN has a *_SKIP saying why."
   printf 'export CHROMIUM_BIN=%q CHROMIUM_SKIP=%q\n' "$CHROMIUM_BIN" "$CHROMIUM_SKIP"
   printf 'export AGENTAPI_BIN_UI=%q AGENTAPI_UI_SKIP=%q\n' "$AGENTAPI_BIN_UI" "$AGENTAPI_UI_SKIP"
+  echo "# The Agent Firewall the integration tests run Goose under (empty: the stand-in, BOUNDARY_SKIP says why)."
+  printf 'export BOUNDARY_BIN=%q BOUNDARY_SKIP=%q\n' "$BOUNDARY_BIN" "$BOUNDARY_SKIP"
 } | write_if_changed "$TOOLS_DIR/env.sh"
 
 NPM_VERSION="$(npm --version 2>/dev/null || echo '?')"

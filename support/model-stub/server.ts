@@ -132,6 +132,64 @@ function wait(ms: number, res: ServerResponse): Promise<void> {
 /** The client is gone (Goose stopped mid-turn): nothing more to write. */
 const gone = (res: ServerResponse) => res.destroyed || res.writableEnded || !res.socket || res.socket.destroyed;
 
+/**
+ * The Anthropic Messages API's answer (docs.anthropic.com, "Messages" and
+ * "Streaming Messages"): one message object, or its stream of
+ * message_start, one text block's start, deltas and stop, message_delta
+ * (stop_reason, usage) and message_stop.
+ */
+async function anthropicReply(
+  res: ServerResponse,
+  m: {
+    id: string;
+    model: string;
+    reply: string;
+    stream: boolean;
+    delayMs: number;
+    promptTokens: number;
+    completionTokens: number;
+  },
+): Promise<void> {
+  const message = {
+    id: m.id,
+    type: "message",
+    role: "assistant",
+    model: m.model,
+    content: [] as Array<{ type: "text"; text: string }>,
+    stop_reason: null as string | null,
+    stop_sequence: null,
+    usage: { input_tokens: m.promptTokens, output_tokens: 0 },
+  };
+  if (!m.stream) {
+    await wait(m.delayMs, res);
+    if (gone(res)) return;
+    sendJson(res, 200, {
+      ...message,
+      content: [{ type: "text", text: m.reply }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: m.promptTokens, output_tokens: m.completionTokens },
+    });
+    return;
+  }
+  res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" });
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  event("message_start", { message });
+  event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+  await wait(m.delayMs, res);
+  if (gone(res)) return;
+  for (const piece of m.reply.match(/\S+\s*/g) ?? [m.reply]) {
+    event("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } });
+  }
+  event("content_block_stop", { index: 0 });
+  event("message_delta", {
+    delta: { stop_reason: "end_turn", stop_sequence: null },
+    usage: { output_tokens: m.completionTokens },
+  });
+  event("message_stop", {});
+  res.end();
+}
+
 export async function startModelStub(opts: ModelStubOptions = {}): Promise<ModelStub> {
   const model = opts.model ?? "gpt-4o";
   let defaultDelay = opts.delayMs ?? parseDelay(process.env.MODEL_STUB_DELAY_MS) ?? 0;
@@ -141,7 +199,7 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
   let count = 0;
   const created = () => Math.floor(Date.now() / 1000);
 
-  const chat = async (req: IncomingMessage, res: ServerResponse, raw: string) => {
+  const chat = async (req: IncomingMessage, res: ServerResponse, raw: string, api: "openai" | "anthropic") => {
     let body: { model?: unknown; messages?: unknown; stream?: unknown };
     try {
       body = JSON.parse(raw) as typeof body;
@@ -158,6 +216,8 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
       role: typeof m?.role === "string" ? m.role : "",
       text: messageText(m?.content),
     }));
+    const system = (body as { system?: unknown }).system;
+    if (api === "anthropic" && system !== undefined) messages.unshift({ role: "system", text: messageText(system) });
     const lastUser = [...messages].reverse().find((m) => m.role === "user");
     const marker = lastUser ? DELAY_MARKER.exec(lastUser.text) : null;
     const delayMs = parseDelay(req.headers[DELAY_HEADER]) ?? (marker ? Number(marker[1]) : defaultDelay);
@@ -185,6 +245,17 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
     };
+
+    if (api === "anthropic")
+      return anthropicReply(res, {
+        id: `msg_stub_${n}`,
+        model: modelName,
+        reply,
+        stream,
+        delayMs,
+        promptTokens,
+        completionTokens,
+      });
 
     if (!stream) {
       await wait(delayMs, res);
@@ -233,7 +304,11 @@ export async function startModelStub(opts: ModelStubOptions = {}): Promise<Model
     const route = new URL(req.url ?? "/", "http://stub.local").pathname.replace(/\/+$/, "");
     if (route === "/v1/chat/completions" || route === "/chat/completions") {
       if (req.method !== "POST") return sendError(res, 405, `${req.method} is not allowed on ${route}`);
-      return chat(req, res, raw);
+      return chat(req, res, raw, "openai");
+    }
+    if (route === "/v1/messages") {
+      if (req.method !== "POST") return sendError(res, 405, `${req.method} is not allowed on ${route}`);
+      return chat(req, res, raw, "anthropic");
     }
     if (route === "/v1/models" && req.method === "GET") {
       return sendJson(res, 200, {

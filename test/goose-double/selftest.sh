@@ -185,6 +185,51 @@ out="$(g session export --session-id NOPE --format json 2>&1 >/dev/null)" && rc=
 check "export missing id" test "$rc:$out" = "1:Error: Session 'NOPE' not found or failed to read: Session not found"
 check "export markdown (default format)" test "$(g session export -n t1 | head -3 | tr '\n' '|')" = "# Session Export: t1||*Total messages: 10*|"
 
+# ---- 3b. the model request, when the provider's host is set (see README) -----------------------
+fresh_home model
+MODEL_LOG="$H/model-requests.txt"
+# A provider on loopback: 401 unless the key is "good", else one streamed OpenAI answer.
+python3 -c '
+import http.server, json, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[1], "a") as f:
+            f.write("%s %s %s\n" % (self.path, self.headers.get("Authorization"), json.loads(body)["stream"]))
+        if self.headers.get("Authorization") != "Bearer good":
+            out = json.dumps({"error": {"message": "Invalid session token."}}).encode()
+            self.send_response(401)
+        else:
+            out = b"data: {\"choices\":[{\"delta\":{\"content\":\"model says hi\"}}]}\n\ndata: [DONE]\n\n"
+            self.send_response(200)
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[2], "w").write(str(s.server_address[1]))
+s.serve_forever()' "$MODEL_LOG" "$H/port" &
+MODEL_PID=$!
+wait_for test -s "$H/port"
+gm() { # gm KEY ARGS... : the double with the openai provider pointed at that server
+  local key="$1"; shift
+  (cd "$H/proj" && env -i PATH="$PATH" HOME="$H/home" GOOSE_DOUBLE_EVENT_LOG="$EV" GOOSE_PROVIDER=openai \
+    GOOSE_MODEL=m GOOSE_TELEMETRY_ENABLED=false GOOSE_DOUBLE_TURN_MS=0 \
+    OPENAI_HOST="http://127.0.0.1:$(cat "$H/port")/api/v2/aibridge/openai" OPENAI_API_KEY="$key" "$G" "$@")
+}
+out="$(gm good run -n m1 -t "hello model" 2>&1)"
+check "model: the reply is the model's text" has "$out" "model says hi"
+check "model: POST to the host's path + v1/chat/completions, bearer key, streamed" \
+  test "$(head -n1 "$MODEL_LOG")" = "/api/v2/aibridge/openai/v1/chat/completions Bearer good True"
+check "model: the reply is stored" test "$(q "SELECT content_json LIKE '%model says hi%' FROM messages WHERE role='assistant'")" = 1
+out="$(gm wrong run -n m2 -t "hello again" 2>&1)"
+check "model: a refused request fails the turn as Goose shows it" has_all "$out" \
+  "Ran into this error: Authentication error: Authentication failed for http://127.0.0.1:" \
+  "Status: 401 Unauthorized. Response: Invalid session token." "Please retry if you think this is a transient"
+check "model: nothing stored for the failed turn" \
+  test "$(q "SELECT COUNT(*) FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.name = 'm2' AND m.role = 'assistant'")" = 0
+kill "$MODEL_PID"
+
 # ---- 4. PTY behaviour (AgentAPI keystrokes, signals, ^C, /exit, steering) ----------------------
 fresh_home pty
 # The PTY driver types into the double as AgentAPI does. A script is a list of steps:

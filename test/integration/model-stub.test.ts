@@ -369,3 +369,57 @@ describe("GOOSE_BIN plumbing in the workspace simulator", () => {
     await expect(fetch(`${stubUrl}/v1/models`)).rejects.toThrow();
   });
 });
+
+describe("model stub: Anthropic's Messages API", () => {
+  const messages = (s: ModelStub, body: unknown) =>
+    fetch(`${s.url}/v1/messages`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "x-api-key": "anything", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+
+  it("streams message_start, one text block's deltas, message_delta and message_stop, with the same reply", async () => {
+    const s = await stub();
+    const response = await messages(s, {
+      model: "claude-sonnet-4-5",
+      max_tokens: 64,
+      stream: true,
+      system: "be brief",
+      messages: [user([{ type: "text", text: "hello there" }])],
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = sseData(await response.text()).map((data) => JSON.parse(data) as any);
+    expect(events.map((e) => e.type)).toEqual([
+      "message_start",
+      "content_block_start",
+      ...events.filter((e) => e.type === "content_block_delta").map(() => "content_block_delta"),
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+    const text = events
+      .filter((e) => e.type === "content_block_delta")
+      .map((e) => e.delta.text)
+      .join("");
+    expect(text).toBe("ack 1: hello there");
+    expect(events.find((e) => e.type === "message_delta").delta.stop_reason).toBe("end_turn");
+    const [logged] = await s.requests();
+    expect(logged?.messages).toEqual([
+      { role: "system", text: "be brief" },
+      { role: "user", text: "hello there" },
+    ]);
+  });
+
+  it("answers without streaming with one message object", async () => {
+    const s = await stub();
+    const body = (await (await messages(s, { model: "m", max_tokens: 8, messages: [user("hi")] })).json()) as any;
+    expect(body).toMatchObject({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "text", text: "ack 1: hi" }],
+      stop_reason: "end_turn",
+    });
+  });
+});

@@ -332,3 +332,99 @@ run "a_star_is_accepted_though_unsafe" {
     error_message = "\"*\" must stay possible"
   }
 }
+
+run "ai_gateway_is_off_by_default" {
+  command = plan
+
+  assert {
+    condition     = length(coder_env.ai_gateway_token) == 0 && module.agentapi.start_settings.agent.goose.ai_gateway.enabled == false
+    error_message = "the AI Gateway must be off by default, with no token in the workspace"
+  }
+  assert {
+    condition     = length(module.agentapi.start_settings.agent.goose.command_prefix) == 0
+    error_message = "Goose must run without a firewall prefix by default"
+  }
+}
+
+run "ai_gateway_routes_each_provider_and_keeps_the_token_out_of_the_scripts" {
+  command = plan
+
+  override_data {
+    target = data.coder_workspace.me
+    values = { access_url = "https://coder.example.com/" }
+  }
+  override_data {
+    target = data.coder_workspace_owner.me
+    values = { session_token = "owner-session-token-1" }
+  }
+
+  variables {
+    enable_ai_gateway = true
+    goose_provider    = "openai"
+    goose_model       = "gpt-4o"
+  }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.ai_gateway.base_url == "https://coder.example.com/api/v2/aibridge/openai"
+    error_message = "openai must go to <access URL>/api/v2/aibridge/openai (Goose appends v1/chat/completions)"
+  }
+  assert {
+    condition     = coder_env.ai_gateway_token[0].name == module.agentapi.start_settings.agent.goose.ai_gateway.token_env && nonsensitive(coder_env.ai_gateway_token[0].value) == "owner-session-token-1"
+    error_message = "the owner's session token must reach the workspace in the coder_env the start reads"
+  }
+  assert {
+    condition     = !strcontains(jsonencode(module.agentapi.start_settings), "owner-session-token-1") && !strcontains(jsonencode(module.agentapi.stop_settings), "owner-session-token-1")
+    error_message = "the session token must never be in the scripts' settings, which are embedded in the coder_scripts"
+  }
+}
+
+run "ai_gateway_anthropic_route" {
+  command = plan
+
+  override_data {
+    target = data.coder_workspace.me
+    values = { access_url = "https://coder.example.com" }
+  }
+
+  variables {
+    enable_ai_gateway = true
+  }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.ai_gateway.base_url == "https://coder.example.com/api/v2/aibridge/anthropic"
+    error_message = "anthropic must go to <access URL>/api/v2/aibridge/anthropic (Goose appends v1/messages)"
+  }
+}
+
+run "agent_firewall_module_outputs_become_wrapper_config_and_separator" {
+  command = plan
+
+  variables {
+    agent_firewall = {
+      wrapper_path = "$HOME/.coder-modules/coder/agent-firewall/scripts/agent-firewall-wrapper.sh"
+      config_path  = "$HOME/.coder-modules/coder/agent-firewall/config/config.yaml"
+    }
+  }
+
+  assert {
+    condition = jsonencode(module.agentapi.start_settings.agent.goose.command_prefix) == jsonencode([
+      "$HOME/.coder-modules/coder/agent-firewall/scripts/agent-firewall-wrapper.sh",
+      "--config=$HOME/.coder-modules/coder/agent-firewall/config/config.yaml",
+      "--",
+    ])
+    error_message = "the wrapper must run Goose as `<wrapper> --config=<config> -- goose ...`"
+  }
+}
+
+run "agent_firewall_command_is_used_as_given" {
+  command = plan
+
+  variables {
+    agent_firewall = { command = ["coder", "boundary", "--allow", "domain=coder.example.com", "--"] }
+  }
+
+  assert {
+    condition     = jsonencode(module.agentapi.start_settings.agent.goose.command_prefix) == jsonencode(["coder", "boundary", "--allow", "domain=coder.example.com", "--"])
+    error_message = "a generic command prefix must reach the start unchanged"
+  }
+}

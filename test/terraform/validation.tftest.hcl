@@ -385,3 +385,58 @@ run "cli_app_display_name_too_long" {
   variables { cli_app_display_name = "GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG" }
   expect_failures = [var.cli_app_display_name]
 }
+
+run "ai_gateway_with_a_provider_it_does_not_serve" {
+  command = plan
+  variables {
+    enable_ai_gateway = true
+    goose_provider    = "databricks"
+  }
+  expect_failures = [var.enable_ai_gateway]
+}
+
+run "agent_firewall_with_neither_wrapper_nor_command" {
+  command = plan
+  variables { agent_firewall = {} }
+  expect_failures = [var.agent_firewall]
+}
+
+run "agent_firewall_with_both_wrapper_and_command" {
+  command = plan
+  variables {
+    agent_firewall = { wrapper_path = "/fw/wrapper.sh", command = ["boundary", "--"] }
+  }
+  expect_failures = [var.agent_firewall]
+}
+
+run "agent_firewall_config_without_wrapper" {
+  command = plan
+  variables {
+    agent_firewall = { config_path = "/fw/config.yaml", command = ["boundary", "--"] }
+  }
+  expect_failures = [var.agent_firewall]
+}
+
+run "agent_firewall_relative_wrapper" {
+  command = plan
+  variables {
+    agent_firewall = { wrapper_path = "fw/wrapper.sh" }
+  }
+  expect_failures = [var.agent_firewall]
+}
+
+run "agent_firewall_command_with_newline" {
+  command = plan
+  variables {
+    agent_firewall = { command = ["boundary", "--allow\nrm -rf /", "--"] }
+  }
+  expect_failures = [var.agent_firewall]
+}
+
+run "agent_firewall_command_starting_empty" {
+  command = plan
+  variables {
+    agent_firewall = { command = [" ", "--"] }
+  }
+  expect_failures = [var.agent_firewall]
+}

@@ -46,6 +46,8 @@ function startDocument() {
         app_slug: "goose",
         extensions: { github: { type: "stdio", cmd: "gh-mcp" } },
         install_script: { pre: "", post: "echo hi" },
+        ai_gateway: { enabled: false, base_url: "", token_env: "CODER_GOOSE_AI_GATEWAY_TOKEN" },
+        command_prefix: [],
       },
       access: {
         allowed_hosts: ["proxy.example.com"],

@@ -69,7 +69,7 @@ tf_checks() {
   done
   (cd "$copy" && "$cli" fmt -check -recursive -diff) || status=1
   for dir in "${TF_DIRS[@]}"; do tf_validate "$cli" "$copy/$dir" "$provider" || status=1; done
-  "$cli" -chdir="$copy" test -no-color -test-directory=test/terraform || status=1
+  "$cli" -chdir="$copy" test -no-color || status=1
   "$cli" -chdir="$copy/modules/agentapi" test -no-color || status=1
   rm -rf "$copy"
   return "$status"

@@ -58,7 +58,7 @@ done
 # The ordering example needs coder_script_order (provider 2.20), so it runs on the newest provider only.
 step "terraform validate (examples/ordered-template)" tf_validate "$TF" examples/ordered-template "$CODER_PROVIDER_NEWEST"
 step "terraform test (examples/ordered-template)" "$TF" -chdir=examples/ordered-template test -no-color
-step "terraform test (root)" "$TF" test -no-color -test-directory=test/terraform
+step "terraform test (root)" "$TF" test -no-color
 step "terraform test (modules/agentapi)" "$TF" -chdir=modules/agentapi test -no-color
 step "unit tests" npx vitest run --project unit
 step "goose double self-test" env AGENTAPI_BIN="$AGENTAPI_BIN_NEW" bash test/goose-double/selftest.sh

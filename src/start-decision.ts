@@ -1,4 +1,5 @@
 import { realpath } from "node:fs/promises";
+import { readChatOwner } from "./chat-owner.js";
 import type { GooseSettings, ModulePaths } from "./config.js";
 import { readOptional } from "./files.js";
 import { probeSession, readConversationTail } from "./goose-sessions.js";
@@ -6,7 +7,6 @@ import { decideInterruptedTurn, type TurnDecision } from "./interrupted-turn.js"
 import { log, warn } from "./log.js";
 import { decideStart, type SessionProbe, type StartDecision } from "./session-decision.js";
 import { type StateSummary, summarizeState } from "./state-file.js";
-import { readChatOwner } from "./state-prep.js";
 
 export interface LaunchPlan {
   sessionName: string;

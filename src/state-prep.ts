@@ -1,4 +1,4 @@
-import { readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { ModulePaths } from "./config.js";
 import { log, warn } from "./log.js";
@@ -6,19 +6,6 @@ import type { ChatOwner } from "./session-decision.js";
 import { setAside } from "./set-aside.js";
 import type { LaunchPlan } from "./start-decision.js";
 import { cleanStatusMessages } from "./state-verify.js";
-
-export async function readChatOwner(file: string): Promise<ChatOwner | null> {
-  try {
-    const parsed = JSON.parse(await readFile(file, "utf8")) as Partial<ChatOwner>;
-    if (typeof parsed.session_name !== "string") return null;
-    return {
-      session_name: parsed.session_name,
-      session_id: typeof parsed.session_id === "string" ? parsed.session_id : null,
-    };
-  } catch {
-    return null;
-  }
-}
 
 // Set-aside chats are the user's, so none is deleted when it is set aside;
 // beyond this many, the oldest go, at a workspace start only. A supervisor's

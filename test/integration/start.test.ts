@@ -4,23 +4,16 @@
 // how often the task prompt reaches Goose in Goose's own database.
 
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type GooseMessage,
   gooseMessages,
-  gooseTarball,
-  gooseUnderTest,
-  ReleaseMirror,
-  type Rendered,
-  type RunResult,
   repoRoot,
   resourceValues,
   run,
-  sha256,
   tools,
   type Workspace,
 } from "../../support/workspace/index.js";
@@ -39,41 +32,7 @@ import {
   WORKSPACE_ID,
   waitTurns,
 } from "./scenario.js";
-
-const mirrors: ReleaseMirror[] = [];
-
-afterEach(async () => {
-  for (const mirror of mirrors.splice(0)) await mirror.close();
-});
-
-/** Runs a script with an explicit PATH (for example one without agentapi or goose on it). */
-function runWithPath(ws: Workspace, script: string, pathDirs: string[]): Promise<RunResult> {
-  return run("/bin/sh", ["-c", script], { cwd: ws.home, env: { ...ws.env(), PATH: pathDirs.join(":") } });
-}
-
-type Event = Record<string, any>;
-
-/** Goose processes AgentAPI launched, from the double's event log (not `--version`, `session list` or `session export` probes). */
-function agentLaunches(events: Event[]): Event[] {
-  return events.filter(
-    (e) =>
-      e.event === "start" &&
-      (e.argv[1] === "run" || e.argv[1] === "session") &&
-      e.argv[2] !== "list" &&
-      e.argv[2] !== "export",
-  );
-}
-
-/**
- * The session of each time Goose received `text` as a user message, oldest
- * first: its user-visible rows in Goose's own database, so this holds for
- * the double and a real Goose alike.
- */
-async function deliveredIn(ws: Workspace, text = PROMPT): Promise<string[]> {
-  return (await gooseMessages(ws.gooseDb, "user"))
-    .filter((m) => m.userVisible && m.text === text)
-    .map((m) => m.sessionId);
-}
+import { agentCommand, agentLaunches, deliveredIn, exists, gooseSessions, readPid } from "./start-scenario.js";
 
 /** Goose's replies (its `assistant` rows), oldest first; with `sessionId`, only that session's. */
 async function gooseReplies(ws: Workspace, sessionId?: string): Promise<GooseMessage[]> {
@@ -86,37 +45,6 @@ async function gooseReplies(ws: Workspace, sessionId?: string): Promise<GooseMes
 function head(reply: GooseMessage | undefined): string {
   expect(reply, "a reply in Goose's database").toBeDefined();
   return flat(reply!.text).split(" ").slice(0, 4).join(" ");
-}
-
-/** The Goose command line AgentAPI runs (what follows `--` in its own). */
-async function agentCommand(pid: number): Promise<string[]> {
-  const argv = await cmdline(pid);
-  return argv.slice(argv.indexOf("--") + 1);
-}
-
-interface ListedSession {
-  id: string;
-  name: string;
-  working_dir: string;
-  message_count: number;
-}
-
-/** What Goose itself reports (`goose session list --format json`), run with the workspace's environment. */
-async function gooseSessions(ws: Workspace): Promise<ListedSession[]> {
-  return JSON.parse(await ws.gooseSessionList());
-}
-
-async function readPid(file: string): Promise<number> {
-  const text = await readFile(file, "utf8");
-  expect(text).toMatch(/^[0-9]+\n?$/);
-  return Number(text.trim());
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 async function setAsideFiles(stateFile: string): Promise<string[]> {
@@ -484,127 +412,6 @@ describe("start script", () => {
     }
   });
 
-  // Double-only: these put a fake goose around the double on PATH, and read
-  // the double's event log for what the module did with it.
-  describe.skipIf(gooseUnderTest().real)("when `goose session list` fails", () => {
-    /** A goose on PATH whose `session list` fails, as with a locked or newer database; everything else is the double. */
-    async function brokenListGoose(ws: Workspace): Promise<string> {
-      const dir = path.join(ws.home, "broken-list-bin");
-      await mkdir(dir, { recursive: true });
-      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
-      await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
-      return dir;
-    }
-
-    async function coldStartThenStop(ws: Workspace, rendered: Rendered): Promise<void> {
-      expectOk(await ws.runScript(rendered.start), "first start");
-      await waitTurns(ws, 1);
-      await stop(ws, rendered);
-    }
-
-    it("falls back to a read-only look at the database and still resumes", async () => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws);
-      await coldStartThenStop(ws, rendered);
-      const [session] = await gooseSessions(ws);
-
-      const before = (await ws.events()).length;
-      const pathDirs = [
-        await brokenListGoose(ws),
-        path.dirname(tools.agentapiNew),
-        "/usr/local/bin",
-        "/usr/bin",
-        "/bin",
-      ];
-      expectOk(await runWithPath(ws, rendered.start, pathDirs), "second start");
-      await ws.waitFor("Goose resumed", async () =>
-        (await ws.events()).slice(before).find((e) => e.event === "resume"),
-      );
-      const events = (await ws.events()).slice(before);
-      expect(events.filter((e) => e.event === "resume")).toEqual([
-        expect.objectContaining({ session_id: session!.id }),
-      ]);
-      expect(events.some((e) => e.event === "session_created")).toBe(false);
-      await ws.waitStable();
-      expect(await deliveredIn(ws)).toEqual([session!.id]);
-    });
-
-    it("without sqlite3 it cannot tell, says so, and starts cold so the prompt is not lost", async () => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws);
-      await coldStartThenStop(ws, rendered);
-      const [first] = await gooseSessions(ws);
-
-      // Everything in /usr/bin except sqlite3.
-      const noSqlite = path.join(ws.home, "no-sqlite-bin");
-      await mkdir(noSqlite);
-      for (const name of await readdir("/usr/bin")) {
-        if (!name.startsWith("sqlite")) await symlink(path.join("/usr/bin", name), path.join(noSqlite, name));
-      }
-      const before = (await ws.events()).length;
-      const started = await runWithPath(ws, rendered.start, [
-        await brokenListGoose(ws),
-        path.dirname(tools.agentapiNew),
-        noSqlite,
-      ]);
-      expectOk(started, "second start");
-      expect(started.stdout).toMatch(/session list/);
-      expect(started.stdout).toMatch(/sqlite3/);
-      await ws.waitFor("the prompt in a new session", async () => (await deliveredIn(ws)).length > 1);
-      await ws.waitStable();
-      expect((await launchRecord(ws)).mode).toBe("cold");
-      const delivered = await deliveredIn(ws);
-      expect(delivered).toHaveLength(2);
-      expect(delivered[0]).toBe(first!.id);
-      expect(delivered[1]).not.toBe(first!.id);
-      const events = (await ws.events()).slice(before);
-      expect(events.some((e) => e.event === "resume")).toBe(false);
-      expect(events.filter((e) => e.event === "session_created")).toEqual([
-        expect.objectContaining({ session_id: delivered[1] }),
-      ]);
-    });
-  });
-
-  // Double-only: a fake goose around the double stands in for one that cannot start.
-  it.skipIf(gooseUnderTest().real).each([
-    ["at once", false, /AgentAPI exited \(code 1\) before it was ready|Goose exited right after it started/],
-    // Only once the start has seen AgentAPI answer: then only the settle watch catches this.
-    ["after AgentAPI is up", true, /Goose exited right after it started/],
-  ])(
-    "a Goose that dies %s fails the start with AgentAPI's log, not a false success",
-    async (_when, afterUp, message) => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws);
-      const dir = path.join(ws.home, "dying-goose-bin");
-      await mkdir(dir, { recursive: true });
-      // Written when the start's log says AgentAPI answered; the fake goose
-      // waits for it (at most 60 s, so a start that never gets there still ends).
-      const answered = path.join(ws.home, "agentapi-answered");
-      const waitForAnswer = afterUp
-        ? `i=0; while [ ! -e '${answered}' ] && [ "$i" -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done\n`
-        : "";
-      // Probes work; the interactive session dies, as Goose does with an unusable provider.
-      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${ws.goose.bin}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${waitForAnswer}exit 1\n`;
-      await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
-      const pathDirs = [dir, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"];
-      let marked = false;
-      const result = await run("/bin/sh", ["-c", rendered.start], {
-        cwd: ws.home,
-        env: { ...ws.env(), PATH: pathDirs.join(":") },
-        onStdout: (stdout) => {
-          if (marked || !/AgentAPI \(PID \d+\) listens on port/.test(stdout)) return;
-          marked = true;
-          writeFileSync(answered, "");
-        },
-      });
-      expect(result.code).not.toBe(0);
-      expect(result.stderr).toMatch(message);
-      // The tail of AgentAPI's log, with its diagnosis of the agent's exit.
-      expect(result.stderr).toContain("agent exited with error");
-      expect(await ws.processes()).toEqual([]);
-    },
-  );
-
   it("hostile prompt and folder arrive intact and execute nothing", async () => {
     const ws = await newWorkspace();
     const hostile = `it's "quoted" $(touch PWNED) \`touch PWNED2\` ; touch PWNED3 && echo \\$HOME %s héllo — 日本語 🚀`;
@@ -630,112 +437,5 @@ describe("start script", () => {
 
     // Names that could reach a shell are refused when the template is applied.
     await expect(render(ws, { session_name: "x; touch PWNED" })).rejects.toThrow(/session_name/);
-  });
-
-  it.each([
-    // The other binary stays on PATH, so the message is about the missing one.
-    ["agentapi", "install_agentapi", () => gooseUnderTest().pathDir],
-    ["goose", "install_goose", () => path.dirname(tools.agentapiNew)],
-  ])("%s missing from PATH with %s = false fails with a message naming both", async (binary, variable, otherDir) => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    const result = await runWithPath(ws, rendered.start, [otherDir(), "/usr/local/bin", "/usr/bin", "/bin"]);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(new RegExp(`(^|[^_])${binary}\\b`));
-    expect(result.stderr).toContain(variable);
-    expect(await ws.processes()).toEqual([]);
-    expect(await ws.status()).toBeNull();
-  });
-
-  it.each(["pre_install", "post_install"])(
-    "a failing %s_script stops the start with its output and starts no AgentAPI",
-    async (step) => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws, { [`${step}_script`]: "echo boom; exit 3" });
-      const result = await ws.runScript(rendered.start);
-      expect(result.code).not.toBe(0);
-      expect(result.stderr).toContain(`${step}_script`);
-      expect(result.stderr).toContain("boom");
-      expect(await readFile(path.join(ws.moduleDir, "logs", `${step}.log`), "utf8")).toContain("boom");
-      expect(await ws.status()).toBeNull();
-      expect(await exists(path.join(ws.moduleDir, "agentapi.pid"))).toBe(false);
-      expect(await ws.processes()).toEqual([]);
-      // Goose never ran: its database holds no message (a never-run Goose has none at all).
-      expect(await gooseMessages(ws.gooseDb)).toEqual([]);
-      if (!ws.goose.real) expect(agentLaunches(await ws.events())).toEqual([]);
-    },
-  );
-
-  it("installs the default AgentAPI and Goose from the configured URLs once, verified, and reuses them on the next start", async () => {
-    const ws = await newWorkspace();
-    // tools/setup.sh builds the module's default agentapi_version, so leaving
-    // the variable out below installs exactly the binary this suite runs.
-    const version = tools.agentapiNewVersion;
-    const arch = process.arch === "arm64" ? "arm64" : "amd64";
-    // Asset names as upstream publishes them (coder/agentapi release.yml;
-    // aaif-goose/goose build-cli-linux.yml at v1.47.0).
-    const assetPath = `/v${version}/agentapi-linux-${arch}`;
-    // The tarball holds the Goose under test; ask for the version it reports,
-    // so the next start finds the wanted version already installed.
-    const reported = await run(ws.goose.bin, ["--version"], { env: ws.env() });
-    const gooseVersion = /\d+\.\d+\.\d+/.exec(reported.stdout)?.[0];
-    expect(gooseVersion, reported.stdout).toBeDefined();
-    const tarballPath = `/v${gooseVersion}/goose-${arch === "arm64" ? "aarch64" : "x86_64"}-unknown-linux-gnu.tar.bz2`;
-    const agentapi = await readFile(tools.agentapiNew);
-    const tarball = await gooseTarball(ws.goose.bin);
-    const mirror = await ReleaseMirror.start();
-    mirrors.push(mirror);
-    mirror.serve(assetPath, agentapi);
-    mirror.serve(tarballPath, tarball);
-
-    const rendered = await render(ws, {
-      install_agentapi: true,
-      agentapi_download_url: mirror.url,
-      agentapi_sha256: { [arch]: sha256(agentapi) },
-      install_goose: true,
-      goose_version: gooseVersion,
-      goose_download_url: mirror.url,
-      goose_sha256: { [arch]: sha256(tarball) },
-    });
-    // Neither agentapi nor goose is on PATH: only the downloads can make this work.
-    const systemPath = ["/usr/local/bin", "/usr/bin", "/bin"];
-    const first = await runWithPath(ws, rendered.start, systemPath);
-    expectOk(first, "first start");
-    expect(mirror.requests).toEqual([assetPath, tarballPath]);
-    expect(first.stdout).toContain("downloads: agentapi verified; goose verified\n");
-
-    const agentapiBin = path.join(ws.moduleDir, "bin", "agentapi");
-    expect((await lstat(agentapiBin)).isFile()).toBe(true);
-    const versionOut = await run(agentapiBin, ["--version"]);
-    expect(versionOut.stdout).toContain(version);
-    const pid = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
-    expect(await readlink(`/proc/${pid}/exe`)).toBe(agentapiBin);
-
-    const gooseBin = path.join(ws.home, ".local", "bin", "goose");
-    // By digest: a real Goose is about 150 MB, past what a deep equality of two Buffers can walk.
-    expect(sha256(await readFile(gooseBin))).toBe(sha256(await readFile(ws.goose.bin)));
-    // Executable by the user's other tools too, whatever the umask.
-    expect((await stat(gooseBin)).mode & 0o777).toBe(0o755);
-    expect(await readdir(path.dirname(gooseBin))).toEqual(["goose"]);
-    expect((await cmdline(pid)).slice((await cmdline(pid)).indexOf("--") + 1)[0]).toBe(gooseBin);
-    await waitTurns(ws, 1);
-    expect(await ws.deliveries(PROMPT)).toBe(1);
-
-    await stop(ws, rendered);
-    const before = mirror.requests.length;
-    const second = await runWithPath(ws, rendered.start, systemPath);
-    expectOk(second, "second start");
-    expect(mirror.requests.slice(before)).toEqual([]);
-    // Pinned, so both are hashed again before they run.
-    expect(second.stdout).toContain(
-      "downloads: agentapi verified (already installed); goose verified (already installed)\n",
-    );
-    const secondPid = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
-    expect(await readlink(`/proc/${secondPid}/exe`)).toBe(agentapiBin);
-    // The installed Goose resumes the session.
-    expect((await launchRecord(ws)).mode).toBe("warm");
-    expect(await agentCommand(secondPid)).toEqual([gooseBin, "session", "--resume", "--name", SESSION, "--history"]);
-    await ws.waitStable();
-    expect(await ws.deliveries(PROMPT)).toBe(1);
   });
 });

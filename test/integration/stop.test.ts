@@ -3,196 +3,43 @@
 // and the stand-in for the Coder deployment that receives task log snapshots.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type ChatMessage,
-  CODER_TASK,
-  CoderEndpoint,
-  type EndpointAnswer,
   gooseUnderTest,
   isRunning,
   processState,
-  type RecordedRequest,
-  type Rendered,
   type RunResult,
-  renderModule,
   tools,
   type Workspace,
 } from "../../support/workspace/index.js";
-import { newWorkspace } from "./scenario.js";
 
-const base = {
-  agent_id: "agent-1",
-  goose_provider: "anthropic",
-  goose_model: "claude-sonnet-4-5",
-  install_goose: false,
-  install_agentapi: false,
-};
+import {
+  agentapiLog,
+  expectGracefulStop,
+  GRACEFUL,
+  phases,
+  pidOf,
+  SAVE_MS,
+  setup,
+  shape,
+  start,
+  stateMessages,
+  stop,
+  TERM_MS,
+  TURN_MS,
+  taskSetup,
+} from "./stop-scenario.js";
 
-// The stop script's documented bounds (README, "Stop grace period"; turn and
-// SIGTERM waits come from stop_turn_wait_seconds / stop_sigterm_wait_seconds),
-// which the stop names in its log lines.
-const SAVE_MS = 2000;
-const TURN_MS = 5000;
-const TERM_MS = 10000;
-const HTTP_MS = 2000;
-const EXIT_MS = 2000;
-/** What the stop prints when Goose left by itself on `/exit`. */
-const GRACEFUL = "Goose exited on /exit, and AgentAPI with it";
-const SNAPSHOT_LIMIT = 64 * 1024;
-const TRUNCATION_MARKER = "[...content truncated, showing the end of the message...]\n\n";
-
-type Message = ChatMessage;
-
-let coder: CoderEndpoint | null = null;
 let foreign: ChildProcess | null = null;
 
-// newWorkspace (scenario.ts) ends each workspace's processes after its test.
-afterEach(async () => {
-  await coder?.close();
-  coder = null;
+afterEach(() => {
   if (foreign?.pid && foreign.exitCode === null && foreign.signalCode === null) foreign.kill("SIGKILL");
   foreign = null;
 });
-
-// ---- helpers ------------------------------------------------------------------------
-
-interface Setup {
-  ws: Workspace;
-  rendered: Rendered;
-  taskId: string | null;
-}
-
-/** A task (`prompt` set, or "" for none) renders as a task template does: task = data.coder_task.me. */
-async function setup(opts: { vars?: Record<string, unknown>; prompt?: string } = {}): Promise<Setup> {
-  const ws = await newWorkspace();
-  const taskId = opts.prompt === undefined ? null : randomUUID();
-  const coderEnv: Record<string, string> = { CODER_WORKSPACE_ID: randomUUID() };
-  if (taskId) Object.assign(coderEnv, { CODER_TASK_ID: taskId, CODER_TASK_PROMPT: opts.prompt ?? "" });
-  const rendered = await renderModule(
-    ws.goose.vars({
-      ...base,
-      ...(taskId ? { task: CODER_TASK } : {}),
-      folder: path.join(ws.home, "project"),
-      agentapi_port: ws.port,
-      enable_state_persistence: true,
-      ...opts.vars,
-    }),
-    coderEnv,
-  );
-  return { ws, rendered, taskId };
-}
-
-async function start(w: Workspace, rendered: Rendered, binary = tools.agentapiNew): Promise<RunResult> {
-  const result = await w.runScript(rendered.start, binary);
-  expect(result.code, `start failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
-  return result;
-}
-
-async function stop(w: Workspace, rendered: Rendered, binary = tools.agentapiNew): Promise<RunResult> {
-  const result = await w.runScript(rendered.stop, binary, 60_000);
-  // Shown on failure and kept in the run log: the phase lines are the stop's own account.
-  console.log(`stop: exit ${result.code} in ${result.ms} ms\n${result.stdout}${result.stderr}`);
-  return result;
-}
-
-/** `phase <name>: <ms> ms` lines, in order. */
-function phases(output: string): Array<{ name: string; ms: number }> {
-  return [...output.matchAll(/^goose-module: phase (\w+): (\d+) ms$/gm)].map((m) => ({
-    name: m[1] as string,
-    ms: Number(m[2]),
-  }));
-}
-
-/** AgentAPI's log for its most recent launch (the start script appends a `---` header per launch). */
-async function agentapiLog(w: Workspace): Promise<string> {
-  const text = await readFile(path.join(w.moduleDir, "logs", "agentapi.log"), "utf8");
-  return text.slice(text.lastIndexOf("\n--- "));
-}
-
-async function pidOf(w: Workspace): Promise<number> {
-  const text = await w.readModuleFile("agentapi.pid");
-  const pid = Number(text?.trim());
-  expect(pid, "agentapi.pid").toBeGreaterThan(1);
-  return pid;
-}
-
-/** The state file's messages in /messages' shape (the file says `message`, the API `content`). */
-async function stateMessages(w: Workspace): Promise<Message[]> {
-  const text = await w.readModuleFile("agentapi-state.json");
-  expect(text, "agentapi-state.json").not.toBeNull();
-  const state = JSON.parse(text as string) as {
-    version: number;
-    messages: Array<{ id: number; role: string; message: string }>;
-  };
-  expect(state.version).toBe(1);
-  return state.messages.map((m) => ({ id: m.id, role: m.role, content: m.message }));
-}
-
-const shape = (messages: Message[]) => messages.map(({ id, role, content }) => ({ id, role, content }));
-
-/**
- * The graceful end of a stop: Goose, idle at its prompt, exited on the typed
- * `/exit`, and AgentAPI with it; no SIGTERM and no SIGKILL were needed, and
- * AgentAPI's log shows no shutdown signal.
- */
-async function expectGracefulStop(w: Workspace, result: RunResult): Promise<void> {
-  expect(result.stdout).toContain(GRACEFUL);
-  expect(result.stdout).not.toContain(`did not exit within ${EXIT_MS} ms of /exit`);
-  expect(result.stdout).not.toMatch(/SIGTERM|SIGKILL/);
-  expect(await agentapiLog(w)).not.toContain("Received shutdown signal");
-  if (!w.goose.real) {
-    // The double's own account: the interactive Goose left on `/exit` with code 0, not by a signal.
-    const events = await w.events();
-    const interactive = events.filter(
-      (e) =>
-        e.event === "start" &&
-        (e.argv?.[1] === "run" || e.argv?.[1] === "session") &&
-        !["list", "export"].includes(e.argv?.[2]),
-    );
-    const pid = interactive[interactive.length - 1]?.pid;
-    expect(pid, "an interactive Goose in the double's event log").toBeDefined();
-    expect(events.filter((e) => e.event === "exit" && e.pid === pid)).toEqual([
-      expect.objectContaining({ code: 0, reason: "/exit" }),
-    ]);
-  }
-}
-
-/** The stop's own lines about the snapshot, beside its phase timing. */
-function snapshotLines(result: RunResult): string[] {
-  return `${result.stdout}${result.stderr}`
-    .split("\n")
-    .filter((line) => line.includes("snapshot") && !/phase snapshot:/.test(line));
-}
-
-/** A task workspace whose stop script talks to a Coder endpoint answering `answer`. */
-async function taskSetup(answer: EndpointAnswer, prompt = "") {
-  const s = await setup({ prompt });
-  coder = await CoderEndpoint.start(answer);
-  const { token } = coder;
-  s.ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: token });
-  return { ...s, token, coder };
-}
-
-function expectSnapshotRequest(
-  request: RecordedRequest | undefined,
-  taskId: string,
-  token: string,
-): { messages: Message[] } {
-  expect(request).toBeDefined();
-  const r = request as RecordedRequest;
-  expect(r.method).toBe("POST");
-  expect(r.path).toBe(`/api/v2/workspaceagents/me/tasks/${taskId}/log-snapshot`);
-  expect(r.query.get("format")).toBe("agentapi");
-  expect(r.headers["coder-session-token"]).toBe(token);
-  expect(r.headers["content-type"]).toMatch(/^application\/json/);
-  return JSON.parse(r.body.toString("utf8"));
-}
 
 /** Sends a signal; false once the process is gone. */
 function signalTo(pid: number, name: NodeJS.Signals): boolean {
@@ -380,163 +227,6 @@ describe("stop: a PID file that does not name this AgentAPI", () => {
     expect(foreign.signalCode).toBeNull();
     expect(await ws.readModuleFile("agentapi.pid")).toBe(`${sleeper}\n`);
     await expectUntouched(ws, agentapi);
-  });
-});
-
-describe("stop: task log snapshot", () => {
-  const prompt = "Fix the flaky test in ci.yml.";
-
-  it("normal conversation: POSTs the messages with the agent token", async () => {
-    const { ws, rendered, taskId, token, coder } = await taskSetup(204, prompt);
-    await start(ws, rendered);
-    await ws.send("Run the test suite.");
-    const before = await ws.messages();
-
-    const result = await stop(ws, rendered);
-    expect(result.code).toBe(0);
-    expect(coder.requests).toHaveLength(1);
-    const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
-    expect(body.messages).toEqual(before);
-    expect(result.stdout).toContain(`snapshot: posted ${before.length} message(s)`);
-    // The snapshot is taken while Goose still runs, and the stop then ends it gracefully.
-    expect(result.stdout.indexOf("snapshot: posted")).toBeLessThan(result.stdout.indexOf(GRACEFUL));
-    await expectGracefulStop(ws, result);
-    expect(await ws.processes()).toEqual([]);
-  });
-
-  it("more than 10 messages: only the last 10 are posted", async () => {
-    const { ws, rendered, taskId, token, coder } = await taskSetup(204, prompt);
-    await start(ws, rendered);
-    for (let i = 1; i <= 6; i++) await ws.send(`Step ${i}: keep going.`);
-    const before = await ws.messages();
-    expect(before.length).toBeGreaterThan(10);
-
-    const result = await stop(ws, rendered);
-    expect(result.code).toBe(0);
-    const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
-    expect(body.messages).toEqual(before.slice(-10));
-    expect(body.messages[0]?.id).toBe(before.length - 10);
-    // The state file still holds all of them.
-    expect(await stateMessages(ws)).toEqual(shape(before));
-  });
-
-  // Double-only: the double's GOOSE_DOUBLE_REPLY_LINES makes the huge reply; a
-  // real Goose answers with the model stub's short replies.
-  it.skipIf(gooseUnderTest().real)(
-    "one huge message: the payload fits 64 KiB and ends with the message's tail",
-    async () => {
-      // No prompt here: one turn, whose reply is about 72 KB of screen text.
-      const { ws, rendered, taskId, token, coder } = await taskSetup(204);
-      ws.setEnv({ GOOSE_DOUBLE_REPLY_LINES: "900" });
-      await start(ws, rendered);
-      await ws.send("Print the whole build log.");
-      const before = await ws.messages();
-      const last = before[before.length - 1] as Message;
-      expect(last.role).toBe("agent");
-      expect(last.content).toContain("detail line 00900/00900");
-      expect(Buffer.byteLength(JSON.stringify({ messages: [last] }))).toBeGreaterThan(SNAPSHOT_LIMIT);
-
-      const result = await stop(ws, rendered);
-      expect(result.code).toBe(0);
-      const raw = coder.requests[0]?.body as Buffer;
-      const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
-      expect(raw.length).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
-      expect(raw.length).toBeGreaterThan(SNAPSHOT_LIMIT - 1024); // fitted, not gutted
-      expect(body.messages).toHaveLength(1);
-      const posted = body.messages[0] as Message;
-      expect({ id: posted.id, role: posted.role, time: posted.time }).toEqual({
-        id: last.id,
-        role: last.role,
-        time: last.time,
-      });
-      expect(posted.content.startsWith(TRUNCATION_MARKER)).toBe(true);
-      const tail = posted.content.slice(TRUNCATION_MARKER.length);
-      expect(tail.length).toBeGreaterThan(60_000);
-      expect(last.content.endsWith(tail)).toBe(true);
-      expect(result.stdout).toMatch(/snapshot: posted 1 message\(s\), \d+ bytes, last message truncated/);
-    },
-  );
-
-  for (const status of [404, 500] as const) {
-    it(`endpoint answering ${status}: logged, the stop still completes with exit 0`, async () => {
-      const { ws, rendered, taskId, token, coder } = await taskSetup(status, prompt);
-      await start(ws, rendered);
-      await ws.send("Run the test suite.");
-      const before = await ws.messages();
-
-      const result = await stop(ws, rendered);
-      expect(result.code).toBe(0);
-      expect(coder.requests).toHaveLength(1);
-      expectSnapshotRequest(coder.requests[0], taskId as string, token);
-      expect(result.stdout).toContain(
-        status === 404 ? "snapshot: Coder answered 404" : "snapshot: Coder answered HTTP 500",
-      );
-      // One line says what happened (v2.37+ has no endpoint: 404), and nothing fails.
-      expect(snapshotLines(result)).toHaveLength(1);
-      await expectGracefulStop(ws, result);
-      expect(await stateMessages(ws)).toEqual(shape(before));
-      expect(await ws.processes()).toEqual([]);
-    });
-  }
-
-  it("endpoint answering 307 to another server: not followed, that server gets no request and no token, the target is logged", async () => {
-    const elsewhere = await CoderEndpoint.start(204);
-    try {
-      const target = `${elsewhere.url}/collect?from=redirect`;
-      const { ws, rendered, taskId, token, coder } = await taskSetup({ redirect: target }, prompt);
-      await start(ws, rendered);
-      await ws.send("Run the test suite.");
-      const before = await ws.messages();
-
-      const result = await stop(ws, rendered);
-      expect(result.code).toBe(0);
-      expect(coder.requests).toHaveLength(1);
-      expectSnapshotRequest(coder.requests[0], taskId as string, token);
-      expect(elsewhere.requests).toEqual([]);
-      expect(result.stdout).toContain(
-        `snapshot: posting the snapshot failed: Coder answered HTTP 307, a redirect to ${target}, which is not followed`,
-      );
-      await expectGracefulStop(ws, result);
-      expect(await stateMessages(ws)).toEqual(shape(before));
-      expect(await ws.processes()).toEqual([]);
-    } finally {
-      await elsewhere.close();
-    }
-  });
-
-  it("endpoint never answering: the stop completes within its bound", async () => {
-    const { ws, rendered, coder } = await taskSetup("never", prompt);
-    await start(ws, rendered);
-    await ws.send("Run the test suite.");
-    const before = await ws.messages();
-
-    const result = await stop(ws, rendered);
-    expect(result.code).toBe(0);
-    expect(coder.requests).toHaveLength(1);
-    expect(result.stdout).toContain("snapshot: posting the snapshot failed");
-    const snapshot = phases(result.stdout).find((p) => p.name === "snapshot");
-    // The request was given up on at the bound, not answered late.
-    expect(snapshot?.ms).toBeGreaterThanOrEqual(HTTP_MS - 100);
-    // A snapshot that never lands does not keep Goose from its graceful exit.
-    await expectGracefulStop(ws, result);
-    expect(await stateMessages(ws)).toEqual(shape(before));
-    expect(await ws.processes()).toEqual([]);
-  });
-
-  it("not a task: no POST at all", async () => {
-    const s = await setup();
-    coder = await CoderEndpoint.start(204);
-    s.ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: "agent-token" });
-    await start(s.ws, s.rendered);
-    await s.ws.send("hello");
-
-    const result = await stop(s.ws, s.rendered);
-    expect(result.code).toBe(0);
-    expect(snapshotLines(result)).toEqual([
-      expect.stringContaining("snapshot skipped: this workspace is not a Coder task"),
-    ]);
-    expect(coder.requests).toEqual([]);
-    expect(await s.ws.processes()).toEqual([]);
   });
 });
 

@@ -88,10 +88,15 @@ function head(reply: GooseMessage | undefined): string {
   return flat(reply!.text).split(" ").slice(0, 4).join(" ");
 }
 
-/** The Goose command line AgentAPI runs (what follows `--` in its own). */
+/**
+ * The Goose command line AgentAPI runs: what follows `--` in its own, past the
+ * env(1) that gives Goose the user's TMPDIR back (`env TMPDIR=...` or `env -u TMPDIR`).
+ */
 async function agentCommand(pid: number): Promise<string[]> {
   const argv = await cmdline(pid);
-  return argv.slice(argv.indexOf("--") + 1);
+  const command = argv.slice(argv.indexOf("--") + 1);
+  expect(command[0]).toBe("env");
+  return command.slice(command[1] === "-u" ? 3 : 2);
 }
 
 interface ListedSession {
@@ -717,7 +722,7 @@ describe("start script", () => {
     // Executable by the user's other tools too, whatever the umask.
     expect((await stat(gooseBin)).mode & 0o777).toBe(0o755);
     expect(await readdir(path.dirname(gooseBin))).toEqual(["goose"]);
-    expect((await cmdline(pid)).slice((await cmdline(pid)).indexOf("--") + 1)[0]).toBe(gooseBin);
+    expect((await agentCommand(pid))[0]).toBe(gooseBin);
     await waitTurns(ws, 1);
     expect(await ws.deliveries(PROMPT)).toBe(1);
 

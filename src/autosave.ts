@@ -1,38 +1,27 @@
 /**
- * When the supervisor asks AgentAPI to save the chat: once a turn has ended.
- * AgentAPI says "running" while the screen changes and "stable" once it has
- * not changed for 2 s (GET /status, coder/agentapi lib/screentracker @
- * v0.12.2), so a turn shows as running, then stable.
+ * When the supervisor asks AgentAPI to save the chat: as soon as a turn has
+ * ended. AgentAPI says "running" while the screen changes and "stable" once it
+ * has not changed for 2 s (GET /status, coder/agentapi lib/screentracker @
+ * v0.12.2), so a turn shows as running, then stable. The first stable reading
+ * saves: a save costs a few milliseconds, and one during a quiet stretch inside
+ * a turn (a tool that prints nothing for 2 s) is harmless, whereas waiting
+ * longer loses the turn to a crash meanwhile.
  */
 export interface AutosaveState {
   /** Something ran since the last save (a launch counts: Goose may answer the task prompt before the first stable). */
   pending: boolean;
-  /** When the current stable stretch began; null while running. */
-  stableSince: number | null;
 }
 
-export const AUTOSAVE_START: AutosaveState = { pending: true, stableSince: null };
-
-// A stable screen that lasts this long is the end of the turn rather than a
-// pause inside it (a tool that prints nothing for 2 s).
-export const AUTOSAVE_DEBOUNCE_MS = 1000;
+export const AUTOSAVE_START: AutosaveState = { pending: true };
 
 /**
- * One /status reading: save once the agent has been stable for the debounce
- * after running. No answer (null: AgentAPI busy with a message, or gone)
- * changes nothing.
+ * One /status reading: save at the first stable after running. No answer
+ * (null: AgentAPI busy with a message, or gone) changes nothing.
  */
-export function autosaveStep(
-  state: AutosaveState,
-  status: string | null,
-  now: number,
-  debounceMs = AUTOSAVE_DEBOUNCE_MS,
-): { state: AutosaveState; save: boolean } {
-  if (status === "running") return { state: { pending: true, stableSince: null }, save: false };
+export function autosaveStep(state: AutosaveState, status: string | null): { state: AutosaveState; save: boolean } {
+  if (status === "running") return { state: { pending: true }, save: false };
   if (status !== "stable") return { state, save: false };
-  const stableSince = state.stableSince ?? now;
-  const save = state.pending && now - stableSince >= debounceMs;
-  return { state: { pending: state.pending && !save, stableSince }, save };
+  return { state: { pending: false }, save: state.pending };
 }
 
 export type ChatVersusSaved = "not-loaded" | "saved" | "new";

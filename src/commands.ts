@@ -76,6 +76,8 @@ export function buildLaunchEnv(
     pathPrefix: string[];
     /** The AI Gateway's provider variables (gatewayEnv), which replace the template's own. */
     gateway?: Record<string, string> | null;
+    /** AgentAPI's own TMPDIR (agentapi-tmp.ts), for the launch; Goose gets the user's back (withUserTmpdir). */
+    tmpdir?: string;
   },
 ): Record<string, string> {
   const env: Record<string, string> = {};
@@ -102,5 +104,20 @@ export function buildLaunchEnv(
   env.GOOSE_MODE = opts.mode;
   env.GOOSE_TELEMETRY_ENABLED = "false";
   env.GOOSE_DISABLE_KEYRING = "1";
+  if (opts.tmpdir) env.TMPDIR = opts.tmpdir;
   return opts.gateway ? { ...env, ...opts.gateway } : env;
+}
+
+/**
+ * The prefix of the command AgentAPI starts (the firewall's, then Goose) run
+ * through env(1) so that it gets the user's TMPDIR back, or none when the user
+ * had none: AgentAPI runs with the module's own TMPDIR (buildLaunchEnv), and
+ * its child inherits AgentAPI's environment (execCmd.Env = os.Environ() in
+ * lib/termexec, coder/agentapi @ v0.12.2). env execs the command, so the PID
+ * is the command's. env takes every leading NAME=VALUE word as a setting, so a
+ * command whose path holds "=" runs without the wrapper, with AgentAPI's TMPDIR.
+ */
+export function withUserTmpdir(prefix: string[], goose: string, userTmpdir: string | undefined): string[] {
+  if ((prefix[0] ?? goose).includes("=")) return prefix;
+  return ["env", ...(userTmpdir === undefined ? ["-u", "TMPDIR"] : [`TMPDIR=${userTmpdir}`]), ...prefix];
 }

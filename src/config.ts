@@ -23,6 +23,8 @@ export interface ModulePaths {
   promptFile: string;
   /** The PID of the supervisor that restarts AgentAPI, written by the supervisor itself. */
   supervisorPid: string;
+  /** AgentAPI's TMPDIR, where each run leaves an upload folder (agentapi-tmp.ts). */
+  tmp: string;
 }
 
 export interface AgentapiSettings {
@@ -115,6 +117,7 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
     launchRecord: path.join(dir, "agentapi-launch.json"),
     promptFile: path.join(dir, "task-prompt.md"),
     supervisorPid: path.join(dir, "supervisor.pid"),
+    tmp: path.join(dir, "tmp"),
   };
 }
 

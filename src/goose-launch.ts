@@ -1,5 +1,11 @@
 import { decideAccess } from "./access-lists.js";
-import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, type PersistenceFiles } from "./commands.js";
+import {
+  buildAgentapiArgs,
+  buildGooseArgs,
+  buildLaunchEnv,
+  type PersistenceFiles,
+  withUserTmpdir,
+} from "./commands.js";
 import type { StartConfig } from "./config.js";
 import { expandHome, gatewayEnv } from "./governance.js";
 import { launchAgentapi } from "./launch.js";
@@ -42,7 +48,7 @@ export async function launchGoose(opts: {
   const goose = config.agent;
   const { port } = config.agentapi;
   const access = decideAccess(config.access, { port, appSlug: goose.app_slug }, process.env);
-  const envWith = (persistence: PersistenceFiles | null) =>
+  const envWith = (persistence: PersistenceFiles | null, tmpdir?: string) =>
     buildLaunchEnv(process.env, {
       chatBasePath: config.agentapi.chat_base_path,
       persistence,
@@ -55,6 +61,7 @@ export async function launchGoose(opts: {
       // Read from this process's environment on every launch: a start gets the
       // coder_env of its own build, and a supervisor's restart the start's.
       gateway: gatewayEnv(goose.provider, goose.ai_gateway, process.env),
+      tmpdir,
     });
 
   // AgentAPI's version and Goose's sessions are independent questions to two
@@ -78,7 +85,8 @@ export async function launchGoose(opts: {
   const persistence: PersistenceFiles | null = gate.enabled
     ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
     : null;
-  const launchEnv = envWith(persistence);
+  // Only AgentAPI's own run gets the module's TMPDIR; the helpers keep the user's.
+  const launchEnv = envWith(persistence, paths.tmp);
   const stateBackup = persistence ? await prepareState(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
   const gooseArgs = buildGooseArgs(plan.decision.mode, goose.session_name, promptFile, plan.turn.action === "continue");
@@ -87,7 +95,7 @@ export async function launchGoose(opts: {
     persistence,
     goose: tools.gooseBin,
     gooseArgs,
-    prefix: expandHome(goose.command_prefix, home),
+    prefix: withUserTmpdir(expandHome(goose.command_prefix, home), tools.gooseBin, process.env.TMPDIR),
   });
   await writeLaunchRecord(paths.launchRecord, {
     gate,

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { AGENTAPI_SHUTDOWN_MS, settleTurn, stopAgentapi, stopBounds } from "./agent-stop.js";
 import { type AgentStatus, getStatus, pollStatus } from "./agentapi-status.js";
+import { prepareAgentapiTmp } from "./agentapi-tmp.js";
 import { logTail, openRotatedLog } from "./command-log.js";
 import type { ModulePaths } from "./config.js";
 import { type GooseMode, mayTypeExit } from "./goose-mode.js";
@@ -265,6 +266,7 @@ export async function launchAgentapi(opts: {
     // Another start, or the supervisor, launched one meanwhile: one AgentAPI per module folder.
     const running = await findRunningAgentapi(paths.pidFile, port);
     if (running.status === "running") return useRunning(running.pid, port, paths);
+    await prepareAgentapiTmp(paths.tmp);
     launched = await startAgentapi({ ...opts, logFile: agentLog, pidFile: paths.pidFile });
     // The lock is let go once the PID file names it, so whoever takes the lock next finds it.
     await pollUntil(async () => ((await readPidFile(paths.pidFile)) === launched.pid ? true : undefined), {

@@ -8,10 +8,10 @@ import { log, warn } from "./log.js";
 import { findRunningAgentapi, isAgentapiServer, readCmdline } from "./processes.js";
 import { saveState } from "./state-save.js";
 
-// Fast enough to notice an exit within half a second and every turn's end
-// (AgentAPI says "running" for at least 2 s per turn); cheap: one /proc read
-// and one local GET /status.
-const WATCH_MS = 500;
+// Fast enough to notice an exit within a quarter second, and to save a turn
+// well within half a second of AgentAPI saying "stable" (the autosave itself
+// takes a few milliseconds); cheap: one /proc read and one local GET /status.
+const WATCH_MS = 250;
 const SAVE_TIMEOUT_MS = 2000;
 
 export async function exists(dir: string): Promise<boolean> {
@@ -80,7 +80,7 @@ export async function watchAgentapi(w: Watch): Promise<string> {
     if (argv === null || !isAgentapiServer(argv, port))
       return `AgentAPI (PID ${pid}) exited after ${Math.round((Date.now() - since) / 1000)} s without a stop`;
     if (!target.persistence) continue;
-    const step = autosaveStep(turns, (await getStatus(port))?.status ?? null, Date.now());
+    const step = autosaveStep(turns, (await getStatus(port))?.status ?? null);
     const chat = step.save ? await chatVersusSaved(port, paths.stateFile) : null;
     // Not loaded yet, or no answer: the save waits for a later reading.
     if (step.save && (chat === null || chat === "not-loaded")) continue;

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execa } from "execa";
 import { pollUntil } from "../../src/poll.js";
 
 export interface RunResult {
@@ -8,7 +8,15 @@ export interface RunResult {
   ms: number;
 }
 
-export function run(
+/**
+ * Runs a command directly (no shell) with exactly `env` (the caller's whole
+ * environment by default), and resolves with its outcome, failed or not; a
+ * command that cannot be started rejects. Past the timeout it is killed with
+ * SIGKILL. The result waits for the output pipes to close, not only for the
+ * exit: a script that leaves a child holding its output would keep the Coder
+ * agent waiting, and keeps this promise waiting too.
+ */
+export async function run(
   command: string,
   args: string[],
   opts: {
@@ -21,31 +29,29 @@ export function run(
   } = {},
 ): Promise<RunResult> {
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: opts.cwd,
-      env: opts.env ?? process.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-      opts.onStdout?.(stdout);
-    });
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
-    child.on("error", reject);
-    // "close", not "exit": a script that leaves a child holding its output
-    // would keep the Coder agent waiting, and keeps this promise waiting too.
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr, ms: Date.now() - started });
-    });
-    // A script that exits before reading its input closes the pipe.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(opts.input ?? "");
+  const subprocess = execa(command, args, {
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    extendEnv: false,
+    input: opts.input ?? "",
+    timeout: opts.timeoutMs ?? 120_000,
+    killSignal: "SIGKILL",
+    reject: false,
+    stripFinalNewline: false,
   });
+  let stdout = "";
+  subprocess.stdout.on("data", (d) => {
+    stdout += d;
+    opts.onStdout?.(stdout);
+  });
+  const result = await subprocess;
+  if (result.exitCode === undefined && result.signal === undefined) throw result.cause ?? result;
+  return {
+    code: result.exitCode ?? 128,
+    stdout: String(result.stdout ?? ""),
+    stderr: String(result.stderr ?? ""),
+    ms: Date.now() - started,
+  };
 }
 
 /** Polls (no fixed sleeps) until `check` is truthy; an error naming `what` once the bound passes. */

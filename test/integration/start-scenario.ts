@@ -31,10 +31,15 @@ export async function deliveredIn(ws: Workspace, text = PROMPT): Promise<string[
     .map((m) => m.sessionId);
 }
 
-/** The Goose command line AgentAPI runs (what follows `--` in its own). */
+/**
+ * The Goose command line AgentAPI runs: what follows `--` in its own, past the
+ * env(1) that gives Goose the user's TMPDIR back (`env TMPDIR=...` or `env -u TMPDIR`).
+ */
 export async function agentCommand(pid: number): Promise<string[]> {
   const argv = await cmdline(pid);
-  return argv.slice(argv.indexOf("--") + 1);
+  const command = argv.slice(argv.indexOf("--") + 1);
+  expect(command[0]).toBe("env");
+  return command.slice(command[1] === "-u" ? 3 : 2);
 }
 
 export interface ListedSession {

@@ -107,6 +107,8 @@ async function expectResumedWithoutDelivery(ws: Workspace, sessionId: string | u
 
 // The README's bound for an AgentAPI answering again after a crash.
 const BACK_WITHIN_MS = 10_000;
+// The README's promise: a crash this soon after a turn ends loses nothing.
+const CRASH_AFTER_TURN_MS = 500;
 
 describe("crash recovery", () => {
   it("kill -9 AgentAPI while idle: a warm restart on the same session, no delivery, the chat up to the last turn", async () => {
@@ -158,6 +160,23 @@ describe("crash recovery", () => {
     expect((await chat(ws)).slice(0, shown.length)).toEqual(shown);
     expect(await ws.deliveries("The turn right before the crash.")).toBe(1);
     expect(await supervisorLog(ws)).toContain("autosave after a turn: ");
+    await stop(ws, rendered);
+  });
+
+  it("a crash half a second after a turn ends: that turn is in the restored chat", async () => {
+    const { ws, rendered } = await startedAndSaved();
+    const agentapi = await theAgentapi(ws);
+    // send returns once AgentAPI says "stable" with the reply shown: the turn has ended.
+    await ws.send("The turn half a second before the crash.");
+    const shown = await chat(ws);
+    // The scenario itself, not a wait for anything: the crash comes this long after the turn's end.
+    await new Promise((resolve) => setTimeout(resolve, CRASH_AFTER_TURN_MS));
+    process.kill(agentapi, "SIGKILL");
+
+    await waitRestarted(ws, agentapi, BACK_WITHIN_MS);
+    await ws.waitFor("the saved chat restored", async () => (await chat(ws)).length >= shown.length);
+    expect((await chat(ws)).slice(0, shown.length)).toEqual(shown);
+    expect(await ws.deliveries("The turn half a second before the crash.")).toBe(1);
     await stop(ws, rendered);
   });
 

@@ -1,94 +1,40 @@
 import { describe, expect, it } from "vitest";
 import { AUTOSAVE_START, autosaveStep, compareWithSaved } from "../../src/autosave.js";
 
-const DEBOUNCE = 1000;
-
-/** Feeds /status readings (status, time in ms) from a fresh launch; returns the times a save was asked for. */
-function savesFor(readings: Array<[string | null, number]>): number[] {
+/** Feeds /status readings from a fresh launch; returns the indexes of the readings that asked for a save. */
+function savesFor(readings: Array<string | null>): number[] {
   let state = AUTOSAVE_START;
   const saves: number[] = [];
-  for (const [status, at] of readings) {
-    const step = autosaveStep(state, status, at, DEBOUNCE);
+  readings.forEach((status, i) => {
+    const step = autosaveStep(state, status);
     state = step.state;
-    if (step.save) saves.push(at);
-  }
+    if (step.save) saves.push(i);
+  });
   return saves;
 }
 
 describe("autosaveStep", () => {
   it.each([
+    ["Goose starting, then idle: one save at the first stable", ["running", "stable", "stable", "stable"], [1]],
+    ["a launch that is stable at once saves at once (the launch counts as a turn)", ["stable", "stable"], [0]],
     [
-      "Goose starting, then idle: one save once settled",
-      [
-        ["running", 0],
-        ["stable", 2500],
-        ["stable", 3000],
-        ["stable", 3500],
-        ["stable", 4000],
-      ],
-      [3500],
+      "one save per turn, at its first stable, however many readings",
+      ["stable", "stable", "running", "running", "stable", "stable", "stable"],
+      [0, 4],
     ],
     [
-      "not before the debounce has passed",
-      [
-        ["stable", 0],
-        ["stable", 500],
-        ["stable", 999],
-      ],
-      [],
+      "a stable pause inside a turn saves too; the turn's end saves again",
+      ["running", "stable", "running", "stable", "stable"],
+      [1, 3],
     ],
     [
-      "one save per turn, however many readings",
-      [
-        ["stable", 0],
-        ["stable", 1000],
-        ["stable", 1500],
-        ["running", 2000],
-        ["running", 2500],
-        ["stable", 5000],
-        ["stable", 5500],
-        ["stable", 6000],
-        ["stable", 9000],
-      ],
-      [1000, 6000],
+      "no answer (AgentAPI busy sending a message, or gone) changes nothing",
+      ["running", null, "stable", "running", null, null, "stable"],
+      [2, 6],
     ],
-    [
-      "a short stable pause inside a turn does not save",
-      [
-        ["stable", 0],
-        ["stable", 1000],
-        ["running", 2000],
-        ["stable", 4000],
-        ["running", 4500],
-        ["stable", 7000],
-        ["stable", 8000],
-      ],
-      [1000, 8000],
-    ],
-    [
-      "no answer (AgentAPI busy sending a message) changes nothing",
-      [
-        ["stable", 0],
-        ["stable", 1000],
-        ["running", 2000],
-        ["stable", 4000],
-        [null, 4500],
-        ["stable", 5000],
-      ],
-      [1000, 5000],
-    ],
-    [
-      "nothing ran since the last save: no second save",
-      [
-        ["stable", 0],
-        ["stable", 1000],
-        ["stable", 60_000],
-        [null, 61_000],
-        ["stable", 62_000],
-      ],
-      [1000],
-    ],
-  ] as Array<[string, Array<[string | null, number]>, number[]]>)("%s", (_name, readings, saves) => {
+    ["an unknown status changes nothing", ["running", "starting", "stable"], [2]],
+    ["nothing ran since the last save: no second save", ["stable", "stable", null, "stable"], [0]],
+  ] as Array<[string, Array<string | null>, number[]]>)("%s", (_name, readings, saves) => {
     expect(savesFor(readings)).toEqual(saves);
   });
 });

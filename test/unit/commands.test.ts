@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv } from "../../src/commands.js";
+import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, withUserTmpdir } from "../../src/commands.js";
 
 describe("buildGooseArgs", () => {
   it("cold start with a prompt creates the named session and hands it the prompt file", () => {
@@ -137,4 +137,42 @@ describe("buildLaunchEnv", () => {
       "smart_approve",
     );
   });
+});
+
+describe("TMPDIR: the module's for AgentAPI, the user's for what it starts", () => {
+  it("buildLaunchEnv sets the module's TMPDIR only when given one", () => {
+    const base = { PATH: "/usr/bin", TMPDIR: "/user/tmp" };
+    const opts = {
+      chatBasePath: "",
+      persistence: null,
+      allowedHosts: [],
+      allowedOrigins: [],
+      provider: "openai",
+      model: "gpt",
+      mode: "auto" as const,
+      pathPrefix: [],
+    };
+    expect(buildLaunchEnv(base, { ...opts, tmpdir: "/m/tmp" }).TMPDIR).toBe("/m/tmp");
+    expect(buildLaunchEnv(base, opts).TMPDIR).toBe("/user/tmp");
+  });
+
+  it.each([
+    ["the user's TMPDIR back", [], "/bin/goose", "/user/tmp", ["env", "TMPDIR=/user/tmp"]],
+    ["no TMPDIR when the user had none", [], "/bin/goose", undefined, ["env", "-u", "TMPDIR"]],
+    [
+      "before the firewall's prefix, as one word whatever it holds",
+      ["/fw/run", "--"],
+      "/bin/goose",
+      "/t m p/$(x)\n=;'",
+      ["env", "TMPDIR=/t m p/$(x)\n=;'", "/fw/run", "--"],
+    ],
+    ["an empty TMPDIR stays empty", [], "/bin/goose", "", ["env", "TMPDIR="]],
+    ["no wrapper when env would read the command as a setting", [], "/a=b/goose", "/user/tmp", []],
+    ["nor when the prefix's command holds =", ["/x=y/fw"], "/bin/goose", "/user/tmp", ["/x=y/fw"]],
+  ] as Array<[string, string[], string, string | undefined, string[]]>)(
+    "%s",
+    (_name, prefix, goose, user, expected) => {
+      expect(withUserTmpdir(prefix, goose, user)).toEqual(expected);
+    },
+  );
 });

@@ -23,6 +23,7 @@ function pathsIn(dir: string): ModulePaths {
     launchRecord: at("agentapi-launch.json"),
     promptFile: at("prompt.txt"),
     supervisorPid: at("supervisor.pid"),
+    tmp: at("tmp"),
   };
 }
 

@@ -14,6 +14,7 @@ mkdir -p .tmp
 # anything else picks bench/main.ts's sections.
 bench=main
 if [ "${1:-}" = supervisor ]; then bench=supervisor && shift; fi
+# The npm packages load from node_modules (see tools/lifecycle.sh).
 node_modules/.bin/esbuild "bench/$bench.ts" --bundle --platform=node --format=esm --target=node18 \
-  --log-level=warning --outfile=".tmp/bench-$bench.mjs"
+  --packages=external --log-level=warning --outfile=".tmp/bench-$bench.mjs"
 exec node ".tmp/bench-$bench.mjs" "$@"

@@ -20,9 +20,11 @@ set -a
 . .tools/env.sh
 set +a
 
-# Bundle to a private name first, so two runs at once never read a half-written file.
+# Bundle to a private name first, so two runs at once never read a half-written file. The
+# npm packages stay outside the bundle and load from node_modules as they are: some are
+# CommonJS that require() Node's built-ins, which an ES module bundle cannot do.
 mkdir -p .tmp
 node_modules/.bin/esbuild tools/lifecycle/main.ts --bundle --platform=node --format=esm --target=node18 \
-  --log-level=warning --outfile=".tmp/lifecycle.$$.mjs"
+  --packages=external --log-level=warning --outfile=".tmp/lifecycle.$$.mjs"
 mv -f ".tmp/lifecycle.$$.mjs" .tmp/lifecycle.mjs
 exec node .tmp/lifecycle.mjs "$@"

@@ -8,14 +8,26 @@ const REPLY = "ack 1: Fix the flaky test in ci.yml.\n  ╌╌╌╌╌╌╌╌�
 describe("inputLine: what the last line of Goose's screen says about its input line", () => {
   it.each([
     ["the placeholder hint", `${REPLY}> Enter to send · Ctrl+J newline · Shift+Tab reasoning (off)`, "empty"],
-    ["after one Ctrl+C on an empty line", `${REPLY}> Press Ctrl+C again to exit, or type new instructions to continue`, "empty"],
+    [
+      "after one Ctrl+C on an empty line",
+      `${REPLY}> Press Ctrl+C again to exit, or type new instructions to continue`,
+      "empty",
+    ],
     ["after a cancelled turn", `${REPLY}> Interrupted, what should goose work on instead?`, "empty"],
     ["a bare prompt (no hint drawn)", `${REPLY}> `, "empty"],
     ["a bare prompt, then padding lines", `${REPLY}>\n   \n`, "empty"],
     ["text left unsent from before the reply", `${REPLY}> Run the test suite.                 `, "text"],
     ["text that starts like no hint", `${REPLY}> Enter the folder`, "text"],
-    ["the steer line of a running turn", `◐  Sampling...  (Ctrl+C to interrupt)\n>   [Enter steer · Tab queue · Ctrl+C stop]`, "none"],
-    ["the banner, before the first turn's reply", "    __( O)>  ● new session · openai gpt-4o\n     L L     goose is ready\n", "none"],
+    [
+      "the steer line of a running turn",
+      `◐  Sampling...  (Ctrl+C to interrupt)\n>   [Enter steer · Tab queue · Ctrl+C stop]`,
+      "none",
+    ],
+    [
+      "the banner, before the first turn's reply",
+      "    __( O)>  ● new session · openai gpt-4o\n     L L     goose is ready\n",
+      "none",
+    ],
     ["a quoted line inside a reply", `${REPLY}>quoted`, "none"],
     ["nothing at all", "  \n\n", "none"],
   ])("%s", (_name, shown, expected) => {

@@ -245,7 +245,7 @@ export async function stopAgentapi(pid: number, port: number, b: StopBounds, opt
 
 /**
  * Empties Goose's input line when text waits there unsent: `/exit` would be
- * appended to it, and Goose 1.46.1 then neither exited nor answered. Null once
+ * appended to it, and Goose 1.46.1 then took the line as a message. Null once
  * the line is empty (or the screen does not say), else why not.
  */
 async function clearInputLine(port: number, step: Step): Promise<string | null> {

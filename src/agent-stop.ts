@@ -29,7 +29,7 @@ export interface StopBounds {
   save_again: number;
   /** The task log snapshot: GET /messages and the POST to Coder together. */
   snapshot: number;
-  /** `/exit` typed, and Goose and AgentAPI gone (a real Goose leaves in about 0.13 s). */
+  /** Unsent text cleared from the input line, `/exit` typed, and Goose and AgentAPI gone (a real Goose leaves in about 0.13 s). */
   exit: number;
   /** AgentAPI's exit after SIGTERM (stop_sigterm_wait_seconds). */
   sigterm: number;
@@ -69,6 +69,9 @@ export const AGENTAPI_SHUTDOWN_MS = 10_000;
 // running; SIGINT at the idle prompt is ignored, which is why AgentAPI's own
 // SIGTERM path always ended in its SIGKILL 5 s later.
 const EXIT_INPUT = "/exit\r";
+// Also what clears unsent text from the input line: with text there, Ctrl+C
+// empties the line and nothing else (CtrlCHandler in
+// crates/goose-cli/src/session/input.rs, aaif-goose/goose @ v1.46.1).
 const CANCEL_INPUT = "\u0003";
 
 // Goose draws this under its output while a turn runs, and typed text then
@@ -117,19 +120,32 @@ async function screen(port: number, step: Step): Promise<string | null> {
   }
 }
 
+// What Goose shows after "> " while its input line is empty (the hints in
+// crates/goose-cli/src/session/completion.rs, aaif-goose/goose @ v1.46.1).
+const EMPTY_INPUT_HINTS = [
+  "Enter to send",
+  "Press Ctrl+C again to exit",
+  "Interrupted, what should goose work on instead?",
+];
+
 /**
- * Whether the screen ends at Goose's prompt: its last line starts with "> "
- * and is not the steer line. Observed with Goose 1.46.1: right after it has
- * stored the task prompt, and before it draws the steer line, the screen ends
- * at the banner, and typed text is lost or steers the turn.
+ * Where the screen ends: at Goose's prompt with an empty input line, at its
+ * prompt with unsent text in the line, or elsewhere. The prompt is a last line
+ * starting with "> " that is not the steer line. Observed with Goose 1.46.1:
+ * right after it has stored the task prompt, and before it draws the steer
+ * line, the screen ends at the banner, and typed text is lost or steers the
+ * turn; text typed there before the reply is echoed by the terminal, its Enter
+ * is lost, and the text waits unsent in the input line after the reply.
  */
-function atPrompt(shown: string): boolean {
+export function inputLine(shown: string): "empty" | "text" | "none" {
   const last = shown
     .split("\n")
     .map((line) => line.trimEnd())
     .filter((line) => line !== "")
     .at(-1);
-  return last !== undefined && /^>( |$)/.test(last) && !last.includes(STEER_HINT);
+  if (last === undefined || !/^>( |$)/.test(last) || last.includes(STEER_HINT)) return "none";
+  const typed = last.slice(1).trim();
+  return typed === "" || EMPTY_INPUT_HINTS.some((hint) => typed.startsWith(hint)) ? "empty" : "text";
 }
 
 /** What AgentAPI says of Goose: working on a turn, at its prompt, or not answering. */
@@ -139,7 +155,7 @@ async function agentState(port: number, step: Step): Promise<"turn" | "idle" | n
   if (now.status !== "stable") return "turn";
   // Without the screen (an AgentAPI without the stream), "stable" is all there is to go on.
   const shown = await screen(port, step);
-  return shown === null || atPrompt(shown) ? "idle" : "turn";
+  return shown === null || inputLine(shown) !== "none" ? "idle" : "turn";
 }
 
 /** Polls until Goose is idle at its prompt, within the step. */
@@ -227,8 +243,30 @@ export async function stopAgentapi(pid: number, port: number, b: StopBounds, opt
   await removePidFile(opts.pidFile, pid);
 }
 
+/**
+ * Empties Goose's input line when text waits there unsent: `/exit` would be
+ * appended to it, and Goose 1.46.1 then took the line as a message. Null once
+ * the line is empty (or the screen does not say), else why not.
+ */
+async function clearInputLine(port: number, step: Step): Promise<string | null> {
+  const shown = await screen(port, step);
+  if (shown === null || inputLine(shown) !== "text") return null;
+  const typed = await typeRaw(port, CANCEL_INPUT, step);
+  if (!typed.ok) return `clearing the unsent text in Goose's input line failed (${typed.error})`;
+  const empty = async () => {
+    const now = await screen(port, step);
+    return now !== null && inputLine(now) === "empty" ? true : undefined;
+  };
+  if (!("value" in (await pollUntil(empty, { timeoutMs: step.left(), intervalMs: 25 }))))
+    return "Goose's input line still held unsent text after Ctrl+C";
+  log("cleared text left unsent in Goose's input line (Goose never received it; the chat keeps it)");
+  return null;
+}
+
 /** Types /exit into Goose at its prompt and waits for AgentAPI to leave with it; null once it has, else why not. */
 async function exitByItself(pid: number, port: number, step: Step): Promise<string | null> {
+  const cleared = await clearInputLine(port, step);
+  if (cleared !== null) return cleared;
   const typed = await typeRaw(port, EXIT_INPUT, step);
   if (!typed.ok) return `typing /exit failed (${typed.error})`;
   if (await waitForExit(pid, step.left())) return null;

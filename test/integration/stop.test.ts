@@ -16,7 +16,7 @@ import {
   tools,
   type Workspace,
 } from "../../support/workspace/index.js";
-
+import { setTurnMs } from "./scenario.js";
 import {
   agentapiLog,
   expectGracefulStop,
@@ -109,6 +109,24 @@ describe("stop: save, then stop", () => {
     expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
 
     // How long it took is bench/'s business (npm run bench), never a test's.
+  });
+
+  // Observed with Goose 1.46.1: while it answers the task prompt it draws no
+  // spinner, AgentAPI says "stable" and takes a message; the terminal echoes it,
+  // its Enter is lost, and it waits unsent in Goose's input line after the
+  // reply, where a `/exit` typed after it would not end Goose.
+  it("a message sent while Goose answers the task prompt: the stop clears it from the input line, and Goose exits on /exit", async () => {
+    const { ws, rendered } = await setup({ prompt: "Fix the flaky test in ci.yml." });
+    // A task prompt answered slowly enough that the message lands during it.
+    await setTurnMs(ws, 6000);
+    await start(ws, rendered);
+    await ws.send("Run the test suite.");
+
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("cleared text left unsent in Goose's input line");
+    await expectGracefulStop(ws, result);
+    expect(await ws.processes()).toEqual([]);
   });
 });
 

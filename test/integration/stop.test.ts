@@ -68,7 +68,8 @@ describe("stop: the bounds these tests assume", () => {
 
 describe("stop: save, then stop", () => {
   it("sends SIGUSR1 first, then Goose exits on /exit: no SIGTERM, and the state file holds every message /messages showed", async () => {
-    const { ws, rendered } = await setup();
+    // Without the supervisor, whose autosave at the end of each turn would leave the stop nothing to save.
+    const { ws, rendered } = await setup({ vars: { supervise: false } });
     await start(ws, rendered);
     await ws.send("List the files in this folder.");
     await ws.send("Now explain what the Makefile does.");

@@ -3,7 +3,7 @@
 // module's own business (src/processes.ts); this adds what only tests need.
 import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-import { isRunning, listPids, parseStat, signal } from "../../src/processes.js";
+import { isRunning, listPids, parseStat, signal } from "../../src/lib/processes.js";
 
 /**
  * A process's argv from /proc/<pid>/cmdline (NUL-separated, one trailing NUL;

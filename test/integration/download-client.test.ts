@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { downloadFile } from "../../src/download.js";
+import { downloadFile } from "../../src/install/download.js";
 import {
   type Certificate,
   EgressProxy,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AccessInput, buildAccessLists } from "../../src/access-lists.js";
+import { type AccessInput, buildAccessLists } from "../../src/settings/access-lists.js";
 
 // The Host and Origin headers each way into AgentAPI carries, written out as
 // Coder produces them (see the comment at the top of src/access-lists.ts).

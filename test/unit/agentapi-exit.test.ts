@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lastAgentScreen } from "../../src/agentapi-exit.js";
+import { lastAgentScreen } from "../../src/agentapi/exit-screen.js";
 
 // As AgentAPI v0.12.2 wrote it when the Goose double exited 1 at once (observed).
 const failedLaunch = `--- 2026-11-23T00:07:57.178Z /x/agentapi "server" "--" "/x/goose" "session" "--resume"

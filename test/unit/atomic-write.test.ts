@@ -1,7 +1,7 @@
 import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkWritableTarget, copyFileAtomic, replaceSymlink, writeFileAtomic } from "../../src/atomic-write.js";
+import { checkWritableTarget, copyFileAtomic, replaceSymlink, writeFileAtomic } from "../../src/lib/atomic-write.js";
 import { scratchFolders } from "./scratch.js";
 
 const fresh = scratchFolders("atomic-write-test");

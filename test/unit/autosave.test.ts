@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AUTOSAVE_START, autosaveStep, compareWithSaved } from "../../src/autosave.js";
+import { AUTOSAVE_START, autosaveStep, compareWithSaved } from "../../src/supervisor/autosave.js";
 
 /** Feeds /status readings from a fresh launch; returns the indexes of the readings that asked for a save. */
 function savesFor(readings: Array<string | null>): number[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkSha256, expectedSha256 } from "../../src/checksum.js";
+import { checkSha256, expectedSha256 } from "../../src/install/checksum.js";
 
 const A = "a".repeat(64);
 const B = "b".repeat(64);

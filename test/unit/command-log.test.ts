@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logTail, openLog, runToLog, tail } from "../../src/command-log.js";
+import { logTail, openLog, runToLog, tail } from "../../src/lib/command-log.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, withUserTmpdir } from "../../src/commands.js";
+import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, withUserTmpdir } from "../../src/goose/commands.js";
 
 describe("buildGooseArgs", () => {
   it("cold start with a prompt creates the named session and hands it the prompt file", () => {

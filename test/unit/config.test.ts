@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { parseStartConfig, parseStopConfig, readSettingsDocument, takeOwnScript } from "../../src/config.js";
-import { readStopTarget } from "../../src/launch-record.js";
+import { readStopTarget } from "../../src/lifecycle/launch-record.js";
+import { parseStartConfig, parseStopConfig, readSettingsDocument, takeOwnScript } from "../../src/settings/config.js";
 
 const HOME = "/home/u";
 const MODULE_DIR = "/home/u/.coder-modules/coder/goose";

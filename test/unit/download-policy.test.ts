@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { gooseMember } from "../../src/goose-archive.js";
-import { minimalEnv } from "../../src/minimal-env.js";
-import { redirectProblem, shownUrl } from "../../src/url-policy.js";
+import { gooseMember } from "../../src/install/goose-archive.js";
+import { redirectProblem, shownUrl } from "../../src/install/url-policy.js";
+import { minimalEnv } from "../../src/lib/minimal-env.js";
 
 describe("redirectProblem", () => {
   it.each([

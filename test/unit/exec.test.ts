@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandPath, helperEnv, run } from "../../src/exec.js";
+import { commandPath, helperEnv, run } from "../../src/lib/exec.js";
 
 let dir: string;
 

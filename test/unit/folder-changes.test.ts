@@ -2,7 +2,7 @@ import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { watchFolders } from "../../src/folder-changes.js";
+import { watchFolders } from "../../src/lib/folder-changes.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { extractGoose } from "../../src/goose-archive.js";
+import { extractGoose } from "../../src/install/goose-archive.js";
 import { scratchFolders } from "./scratch.js";
 
 const fresh = scratchFolders("goose-archive-test");

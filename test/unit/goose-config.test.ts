@@ -8,7 +8,7 @@ import {
   moduleExtensions,
   planConfigEdit,
   upsertHintsBlock,
-} from "../../src/goose-config.js";
+} from "../../src/goose/config.js";
 
 const coder = coderExtension(4000, "goose");
 const wanted = new Map<string, unknown>([

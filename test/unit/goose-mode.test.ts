@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type GooseMode, mayTypeExit } from "../../src/goose-mode.js";
+import { type GooseMode, mayTypeExit } from "../../src/goose/mode.js";
 
 describe("mayTypeExit", () => {
   it.each<[GooseMode, boolean]>([

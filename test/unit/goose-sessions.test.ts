@@ -2,7 +2,6 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunResult, run } from "../../src/exec.js";
 import {
   describeFailure,
   findNamedSession,
@@ -15,7 +14,8 @@ import {
   sessionQuery,
   sqliteReadOnlyUri,
   tailFromRow,
-} from "../../src/goose-sessions.js";
+} from "../../src/goose/sessions.js";
+import { type RunResult, run } from "../../src/lib/exec.js";
 
 const SQLITE = "/usr/bin/sqlite3";
 const VISIBLE = '{"userVisible":true,"agentVisible":true}';

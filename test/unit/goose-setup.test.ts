@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { configureGoose, describeOutcome, gooseConfigDir } from "../../src/goose-setup.js";
+import { configureGoose, describeOutcome, gooseConfigDir } from "../../src/goose/setup.js";
 
 let root: string;
 let n = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildAgentapiArgs, buildLaunchEnv } from "../../src/commands.js";
-import { expandHome, gatewayEnv } from "../../src/governance.js";
-import { StepError } from "../../src/log.js";
+import { buildAgentapiArgs, buildLaunchEnv } from "../../src/goose/commands.js";
+import { expandHome, gatewayEnv } from "../../src/goose/governance.js";
+import { StepError } from "../../src/lib/log.js";
 
 const TOKEN_ENV = "CODER_GOOSE_AI_GATEWAY_TOKEN";
 const on = (base_url: string) => ({ enabled: true, base_url, token_env: TOKEN_ENV });

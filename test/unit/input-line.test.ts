@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inputLine } from "../../src/agent-stop.js";
+import { inputLine } from "../../src/stop/agent-stop.js";
 
 // Screens as AgentAPI's /internal/screen gave them for Goose 1.46.1
 // (/work/shared/reference/goose-observed.md and the stop's own capture).

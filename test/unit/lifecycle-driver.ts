@@ -6,10 +6,10 @@
 
 import { access } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-import type { ModulePaths } from "../../src/config.js";
-import { acquireLifecycleLock } from "../../src/lifecycle-lock.js";
-import { recordStop } from "../../src/stop-request.js";
-import { claimSupervisorPid } from "../../src/supervisor-process.js";
+import { acquireLifecycleLock } from "../../src/lifecycle/lock.js";
+import { recordStop } from "../../src/lifecycle/stop-request.js";
+import type { ModulePaths } from "../../src/settings/config.js";
+import { claimSupervisorPid } from "../../src/supervisor/process.js";
 
 const [command, moduleDir, go, extra] = process.argv.slice(2) as [string, string, string, string | undefined];
 

@@ -6,9 +6,9 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { build } from "esbuild";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { acquireLifecycleLock } from "../../src/lifecycle-lock.js";
-import { recordStop, stopCount, stoppedSince } from "../../src/stop-request.js";
-import { SUPERVISOR_ARG } from "../../src/supervisor-process.js";
+import { acquireLifecycleLock } from "../../src/lifecycle/lock.js";
+import { recordStop, stopCount, stoppedSince } from "../../src/lifecycle/stop-request.js";
+import { SUPERVISOR_ARG } from "../../src/supervisor/process.js";
 import { scratchFolders } from "./scratch.js";
 
 const scratch = scratchFolders("lifecycle-test");

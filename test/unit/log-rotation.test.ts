@@ -6,11 +6,11 @@ import { once } from "node:events";
 import { mkdir, readdir, readFile, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOG_LIMITS, openRotatedLog } from "../../src/command-log.js";
-import type { ModulePaths } from "../../src/config.js";
-import { spawnAgentapi } from "../../src/launch.js";
-import { signal } from "../../src/processes.js";
-import { spawnSupervisor, supervisorLog } from "../../src/supervisor-process.js";
+import { spawnAgentapi } from "../../src/launch/agentapi-process.js";
+import { LOG_LIMITS, openRotatedLog } from "../../src/lib/command-log.js";
+import { signal } from "../../src/lib/processes.js";
+import type { ModulePaths } from "../../src/settings/config.js";
+import { spawnSupervisor, supervisorLog } from "../../src/supervisor/process.js";
 import { scratchFolders } from "./scratch.js";
 
 const fresh = scratchFolders("log-rotation-test");

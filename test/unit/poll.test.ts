@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pollUntil } from "../../src/poll.js";
+import { pollUntil } from "../../src/lib/poll.js";
 
 /** A check that answers undefined until its `at`-th call, then "done"; counts its calls. */
 function answersOnCall(at: number) {

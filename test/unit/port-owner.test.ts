@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describePortHolder, listensOn, parseListeners } from "../../src/port-owner.js";
+import { describePortHolder, listensOn, parseListeners } from "../../src/lib/port-owner.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

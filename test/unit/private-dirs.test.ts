@@ -1,7 +1,7 @@
 import { chmod, mkdir, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensurePrivateDir, mkdirPrivate } from "../../src/private-dirs.js";
+import { ensurePrivateDir, mkdirPrivate } from "../../src/lib/private-dirs.js";
 import { scratchFolders } from "./scratch.js";
 
 const fresh = scratchFolders("private-dirs-test");

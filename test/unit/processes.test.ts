@@ -4,7 +4,7 @@ import { lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { pollUntil } from "../../src/poll.js";
+import { pollUntil } from "../../src/lib/poll.js";
 import {
   childPids,
   findRunningAgentapi,
@@ -19,7 +19,7 @@ import {
   removePidFile,
   waitForExit,
   writePidFile,
-} from "../../src/processes.js";
+} from "../../src/lib/processes.js";
 
 let dir: string;
 const children: ChildProcess[] = [];

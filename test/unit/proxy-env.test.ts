@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bypassesProxy, proxyFor } from "../../src/proxy-env.js";
+import { bypassesProxy, proxyFor } from "../../src/install/proxy-env.js";
 
 // Rows marked "curl" were checked against curl 7.88 (`curl -v` names the
 // proxy it uses); the others are where the module deliberately differs.

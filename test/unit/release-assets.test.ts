@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentapiAssetUrl, gooseAssetUrl, releaseArch, requireReleaseArch } from "../../src/release-assets.js";
+import { agentapiAssetUrl, gooseAssetUrl, releaseArch, requireReleaseArch } from "../../src/install/release-assets.js";
 
 // Asset names as the projects' release workflows publish them:
 // coder/agentapi .github/workflows/release.yml (agentapi-linux-amd64/arm64),

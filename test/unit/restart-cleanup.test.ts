@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { isStatusOnly, removeStatusOnlyMessages } from "../../src/chat-clean.js";
-import { CONTINUATION_TEXT, decideInterruptedTurn, type TailProbe } from "../../src/interrupted-turn.js";
-import { summarizeState } from "../../src/state-file.js";
+import { summarizeState } from "../../src/agentapi/state-file.js";
+import { isStatusOnly, removeStatusOnlyMessages } from "../../src/goose/chat-clean.js";
+import { CONTINUATION_TEXT, decideInterruptedTurn, type TailProbe } from "../../src/goose/interrupted-turn.js";
 
 // Lines as a real Goose 1.46.1 drew them under AgentAPI.
 const SPINNER = "◐  Sampling syntax streams...  (Ctrl+C to interrupt)";

@@ -5,7 +5,7 @@ import {
   noteRunEnded,
   type RestartHistory,
   type RestartPolicy,
-} from "../../src/restart-policy.js";
+} from "../../src/supervisor/restart-policy.js";
 
 // A policy written out here, so the expectations do not come from the module's own constants.
 const policy: RestartPolicy = { firstDelayMs: 1000, maxFailures: 5, windowMs: 600_000, stayUpMs: 60_000 };

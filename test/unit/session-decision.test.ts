@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { decideStart, type SessionProbe } from "../../src/session-decision.js";
-import type { StateSummary } from "../../src/state-file.js";
+import type { StateSummary } from "../../src/agentapi/state-file.js";
+import type { SessionProbe } from "../../src/goose/sessions.js";
+import { decideStart } from "../../src/launch/session-decision.js";
 
 const found = (messages: number): SessionProbe => ({
   kind: "found",

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { choosePrunable, pruneOldest, setAside } from "../../src/set-aside.js";
+import { choosePrunable, pruneOldest, setAside } from "../../src/lib/set-aside.js";
 import { scratchFolders } from "./scratch.js";
 
 const fresh = scratchFolders("set-aside-test");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildSnapshot, type ChatMessage, TRUNCATION_MARKER, tailStart } from "../../src/snapshot.js";
+import { buildSnapshot, type ChatMessage, TRUNCATION_MARKER, tailStart } from "../../src/agentapi/snapshot.js";
 
 const message = (id: number, content: string): ChatMessage => ({
   id,

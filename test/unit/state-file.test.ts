@@ -6,7 +6,7 @@
 // encoding/json into copies of those types (Go 1.26.8).
 
 import { describe, expect, it } from "vitest";
-import { summarizeState } from "../../src/state-file.js";
+import { summarizeState } from "../../src/agentapi/state-file.js";
 
 /** A version 1 file whose one message has these members (written as given). */
 const withMessage = (members: string) => `{"version":1,"messages":[{${members}}]}`;

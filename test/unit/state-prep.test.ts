@@ -1,10 +1,10 @@
 import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ModulePaths } from "../../src/config.js";
-import type { StartDecision } from "../../src/session-decision.js";
-import type { LaunchPlan } from "../../src/start-decision.js";
-import { prepareState } from "../../src/state-prep.js";
+import type { StartDecision } from "../../src/launch/session-decision.js";
+import type { LaunchPlan } from "../../src/launch/start-decision.js";
+import { prepareState } from "../../src/launch/state-prep.js";
+import type { ModulePaths } from "../../src/settings/config.js";
 import { scratchFolders } from "./scratch.js";
 
 const fresh = scratchFolders("state-prep-test");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { judgeStateAfterStop } from "../../src/state-check.js";
-import { summarizeState } from "../../src/state-file.js";
+import { judgeStateAfterStop } from "../../src/agentapi/state-check.js";
+import { summarizeState } from "../../src/agentapi/state-file.js";
 
 const state = (messages: Array<{ role: string }>) =>
   JSON.stringify({

@@ -4,15 +4,15 @@ import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ModulePaths } from "../../src/config.js";
-import { recordStop } from "../../src/stop-request.js";
+import { recordStop } from "../../src/lifecycle/stop-request.js";
+import type { ModulePaths } from "../../src/settings/config.js";
 import {
   claimSupervisorPid,
   findSupervisor,
   isSupervisor,
   SUPERVISOR_ARG,
   supervisedFolder,
-} from "../../src/supervisor-process.js";
+} from "../../src/supervisor/process.js";
 
 const MODULE_DIR = "/home/u/.coder-modules/coder/goose";
 

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writePromptFile } from "../../src/task-prompt.js";
+import { writePromptFile } from "../../src/goose/task-prompt.js";
 
 let dir: string;
 beforeAll(async () => {

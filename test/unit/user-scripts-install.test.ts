@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedVersion } from "../../src/install.js";
-import { runUserScript } from "../../src/user-scripts.js";
+import { installedVersion } from "../../src/install/install.js";
+import { runUserScript } from "../../src/install/user-scripts.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gateOnHelp, gateOnVersion, parseVersionOutput } from "../../src/version-gate.js";
+import { gateOnHelp, gateOnVersion, parseVersionOutput } from "../../src/agentapi/version-gate.js";
 
 describe("parseVersionOutput", () => {
   it.each([

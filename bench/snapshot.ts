@@ -1,4 +1,4 @@
-// Building the task log snapshot (src/snapshot.ts), in this process: ten short
+// Building the task log snapshot (src/agentapi/snapshot.ts), in this process: ten short
 // messages, and the same with a last message of 1 MiB and 4 MiB, ASCII and
 // multi-byte text with characters JSON escapes. The cost should grow with the
 // message's size, once: a 1 MiB message may add at most 20 ms.

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
 }
 
 // The supervisor is this same script, started again by the start with the
-// arguments that name it (supervisor-process.ts).
+// arguments that name it (supervisor/process.ts).
 const run = supervisedFolder() === null ? main().then(() => 0) : superviseMain();
 run.then(
   (code) => process.exit(code),

@@ -61,7 +61,7 @@ export function buildAgentapiArgs(opts: {
  * the binary passed the version gate, because older binaries silently ignore
  * them. AgentAPI splits its allow-lists on spaces when they come from the
  * environment (cmd/server/server.go, coder/agentapi @ v0.12.2), and no entry
- * holds one (access-lists.ts; variables.tf validates the additions).
+ * holds one (settings/access-lists.ts; variables.tf validates the additions).
  */
 export function buildLaunchEnv(
   base: NodeJS.ProcessEnv,
@@ -76,7 +76,7 @@ export function buildLaunchEnv(
     pathPrefix: string[];
     /** The AI Gateway's provider variables (gatewayEnv), which replace the template's own. */
     gateway?: Record<string, string> | null;
-    /** AgentAPI's own TMPDIR (agentapi-tmp.ts), for the launch; Goose gets the user's back (withUserTmpdir). */
+    /** AgentAPI's own TMPDIR (agentapi/tmp.ts), for the launch; Goose gets the user's back (withUserTmpdir). */
     tmpdir?: string;
   },
 ): Record<string, string> {

@@ -14,10 +14,10 @@ import { type ProxyChoice, proxyFor } from "./proxy-env.js";
 import { redirectProblem, shownUrl } from "./url-policy.js";
 
 // The install step's download client: node:http and node:https, with the
-// workspace's proxy settings (proxy-env.ts) and CONNECT tunnels for https://
+// workspace's proxy settings (install/proxy-env.ts) and CONNECT tunnels for https://
 // through an http:// proxy, because Node's fetch reads no proxy variable.
 // Only the install step uses it; the loopback and Coder agent calls in
-// http.ts never go through a proxy.
+// lib/http.ts never go through a proxy.
 
 export interface Downloaded {
   sha256: string;

@@ -228,7 +228,7 @@ export async function launchAgentapi(opts: {
   cwd: string;
   port: number;
   paths: ModulePaths;
-  /** The stop count when this start began (stop-request.ts). */
+  /** The stop count when this start began (lifecycle/stop-request.ts). */
   stopsSeen: number;
   persistence: boolean;
   stateBackup: string | null;

@@ -39,7 +39,7 @@ export async function launchGoose(opts: {
   home: string;
   startedAt: number;
   restart?: boolean;
-  /** The stop count when this start began (stop-request.ts). */
+  /** The stop count when this start began (lifecycle/stop-request.ts). */
   stopsSeen: number;
   abort?: () => string | undefined;
 }): Promise<{ gate: DecidedGate; plan: LaunchPlan; launched: boolean }> {

@@ -6,7 +6,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions }
 // call, and in a fresh Node 20 process one POST took about 0.1 s longer with
 // fetch than with node:http (npm run bench -- runtime), more than the whole
 // idle stop takes now. Downloads, which need proxies, have their own client
-// (download.ts).
+// (install/download.ts).
 
 export function agentapiUrl(port: number, route: string): string {
   return `http://127.0.0.1:${port}${route}`;

@@ -23,7 +23,7 @@ export interface ModulePaths {
   promptFile: string;
   /** The PID of the supervisor that restarts AgentAPI, written by the supervisor itself. */
   supervisorPid: string;
-  /** AgentAPI's TMPDIR, where each run leaves an upload folder (agentapi-tmp.ts). */
+  /** AgentAPI's TMPDIR, where each run leaves an upload folder (agentapi/tmp.ts). */
   tmp: string;
 }
 
@@ -69,7 +69,7 @@ export interface AiGatewaySettings {
   token_env: string;
 }
 
-/** Who may reach AgentAPI: the template's additions and what the defaults are built from (access-lists.ts). */
+/** Who may reach AgentAPI: the template's additions and what the defaults are built from (settings/access-lists.ts). */
 export interface AccessSettings {
   allowed_hosts: string[];
   allowed_origins: string[];

@@ -231,7 +231,7 @@ export async function settleTurn(port: number, b: StopBounds): Promise<TurnOutco
 export interface StopOptions {
   /** Removed once AgentAPI has gone, while it still names it. */
   pidFile: string;
-  /** False when Enter could answer a tool approval instead of reaching the prompt (goose-mode.ts). */
+  /** False when Enter could answer a tool approval instead of reaching the prompt (goose/mode.ts). */
   typeExit: boolean;
   /** The turn step left Goose idle at its prompt, where `/exit` reaches it. */
   atPrompt: boolean;

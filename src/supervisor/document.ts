@@ -13,7 +13,7 @@ export interface SupervisorDocument {
   gate: DecidedGate;
   /** When that start began. */
   since: number;
-  /** The stop count when that start began (stop-request.ts): a stop since then ends the watch. */
+  /** The stop count when that start began (lifecycle/stop-request.ts): a stop since then ends the watch. */
   stops: number;
 }
 

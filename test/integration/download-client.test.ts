@@ -1,4 +1,4 @@
-// The install step's download client (src/download.ts) against real servers
+// The install step's download client (src/install/download.ts) against real servers
 // on loopback: a release mirror, over http and https, and an egress proxy
 // that forwards plain requests and opens CONNECT tunnels.
 

@@ -1,7 +1,7 @@
 // Which AgentAPI state files AgentAPI itself loads. The cases come from the
 // rules of its loader (loadStateLocked in lib/screentracker/pty_conversation.go
 // and the types in lib/screentracker/conversation.go, coder/agentapi @ v0.12.2)
-// and Go's encoding/json and time packages, which src/state-file.ts lists;
+// and Go's encoding/json and time packages, which src/agentapi/state-file.ts lists;
 // each verdict was also checked by decoding the same text with Go's
 // encoding/json into copies of those types (Go 1.26.8).
 

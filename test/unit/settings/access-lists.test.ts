@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type AccessInput, buildAccessLists } from "../../../src/settings/access-lists.js";
 
 // The Host and Origin headers each way into AgentAPI carries, written out as
-// Coder produces them (see the comment at the top of src/access-lists.ts).
+// Coder produces them (see the comment at the top of src/settings/access-lists.ts).
 const base: AccessInput = {
   port: 3284,
   accessUrl: "https://coder.example.com",

@@ -76,7 +76,7 @@ async function stop(
     if (target !== null)
       await stopAgentapi(target, port, bounds, {
         pidFile,
-        typeExit: mayTypeExit(config.goose_mode),
+        typeExit: mayTypeExit(config.gooseMode),
         atPrompt: turn?.atPrompt ?? false,
       });
   });

@@ -19,14 +19,14 @@ export function gatewayEnv(
   env: NodeJS.ProcessEnv,
 ): Record<string, string> | null {
   if (!gateway.enabled) return null;
-  const token = env[gateway.token_env] ?? "";
+  const token = env[gateway.tokenEnv] ?? "";
   if (token.trim() === "")
     throw new StepError(
-      `enable_ai_gateway is on, but the workspace owner's session token did not reach this script (${gateway.token_env} is empty). The module sets it with a coder_env; restart the workspace so the Coder agent picks it up, and check that the deployment is Coder v2.30 or newer.`,
+      `enable_ai_gateway is on, but the workspace owner's session token did not reach this script (${gateway.tokenEnv} is empty). The module sets it with a coder_env; restart the workspace so the Coder agent picks it up, and check that the deployment is Coder v2.30 or newer.`,
     );
-  if (provider === "anthropic") return { ANTHROPIC_HOST: gateway.base_url, ANTHROPIC_API_KEY: token };
+  if (provider === "anthropic") return { ANTHROPIC_HOST: gateway.baseUrl, ANTHROPIC_API_KEY: token };
   if (provider === "openai")
-    return { OPENAI_HOST: gateway.base_url, OPENAI_BASE_PATH: "v1/chat/completions", OPENAI_API_KEY: token };
+    return { OPENAI_HOST: gateway.baseUrl, OPENAI_BASE_PATH: "v1/chat/completions", OPENAI_API_KEY: token };
   throw new StepError(
     `enable_ai_gateway works with goose_provider "anthropic" or "openai", not "${provider}"; re-apply the template so its plan-time check runs.`,
   );

@@ -137,11 +137,11 @@ export function gooseConfigDir(env: NodeJS.ProcessEnv, home: string): string {
  * also reads.
  */
 export async function configureGoose(
-  settings: Pick<GooseSettings, "app_slug" | "extensions" | "system_prompt">,
+  settings: Pick<GooseSettings, "appSlug" | "extensions" | "systemPrompt">,
   opts: { port: number; env: NodeJS.ProcessEnv; home: string },
 ): Promise<GooseSetupResult> {
   const dir = gooseConfigDir(opts.env, opts.home);
-  const { wanted, warnings } = moduleExtensions(opts.port, settings.app_slug, settings.extensions);
+  const { wanted, warnings } = moduleExtensions(opts.port, settings.appSlug, settings.extensions);
   const configFile = path.join(dir, "config.yaml");
   const config = await updateUserFile(
     configFile,
@@ -158,13 +158,13 @@ export async function configureGoose(
   const hints = await updateUserFile(
     hintsFile,
     (text) => {
-      const next = upsertHintsBlock(text, settings.system_prompt);
+      const next = upsertHintsBlock(text, settings.systemPrompt);
       return next === (text ?? "")
         ? { kind: "unchanged" }
         : {
             kind: "write",
             text: next,
-            detail: settings.system_prompt.trim() === "" ? "system prompt removed" : "system prompt set",
+            detail: settings.systemPrompt.trim() === "" ? "system prompt removed" : "system prompt set",
           };
     },
     (reason) => `${hintsFile} was left unchanged: ${reason}. The template's system prompt does not reach Goose.`,

@@ -110,7 +110,7 @@ async function withdraw(
   try {
     if (await isRunning(pid)) {
       // It has run no turn yet that could be worth waiting for.
-      const bounds = stopBounds({ turn_ms: 0, term_ms: AGENTAPI_SHUTDOWN_MS });
+      const bounds = stopBounds({ turnMs: 0, termMs: AGENTAPI_SHUTDOWN_MS });
       const turn = await settleTurn(port, bounds);
       await stopAgentapi(pid, port, bounds, {
         pidFile: state.pidFile,

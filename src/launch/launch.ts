@@ -45,12 +45,12 @@ export async function launchGoose(opts: {
 }): Promise<{ gate: DecidedGate; plan: LaunchPlan; launched: boolean }> {
   const { config, tools, home, startedAt } = opts;
   const { paths } = config;
-  const goose = config.agent;
+  const goose = config.goose;
   const { port } = config.agentapi;
-  const access = decideAccess(config.access, { port, appSlug: goose.app_slug }, process.env);
+  const access = decideAccess(config.access, { port, appSlug: goose.appSlug }, process.env);
   const envWith = (persistence: PersistenceFiles | null, tmpdir?: string) =>
     buildLaunchEnv(process.env, {
-      chatBasePath: config.agentapi.chat_base_path,
+      chatBasePath: config.agentapi.chatBasePath,
       persistence,
       allowedHosts: access.hosts,
       allowedOrigins: access.origins,
@@ -60,7 +60,7 @@ export async function launchGoose(opts: {
       pathPrefix: tools.pathPrefix,
       // Read from this process's environment on every launch: a start gets the
       // coder_env of its own build, and a supervisor's restart the start's.
-      gateway: gatewayEnv(goose.provider, goose.ai_gateway, process.env),
+      gateway: gatewayEnv(goose.provider, goose.aiGateway, process.env),
       tmpdir,
     });
 
@@ -89,13 +89,13 @@ export async function launchGoose(opts: {
   const launchEnv = envWith(persistence, paths.tmp);
   const stateBackup = persistence ? await prepareState(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
-  const gooseArgs = buildGooseArgs(plan.decision.mode, goose.session_name, promptFile, plan.turn.action === "continue");
+  const gooseArgs = buildGooseArgs(plan.decision.mode, goose.sessionName, promptFile, plan.turn.action === "continue");
   const args = buildAgentapiArgs({
     port,
     persistence,
     goose: tools.gooseBin,
     gooseArgs,
-    prefix: withUserTmpdir(expandHome(goose.command_prefix, home), tools.gooseBin, process.env.TMPDIR),
+    prefix: withUserTmpdir(expandHome(goose.commandPrefix, home), tools.gooseBin, process.env.TMPDIR),
   });
   await writeLaunchRecord(paths.launchRecord, {
     persistence: gate.enabled,

@@ -36,7 +36,7 @@ export async function decideLaunch(opts: {
   restart: boolean;
 }): Promise<LaunchPlan> {
   const { goose, paths } = opts;
-  const name = goose.session_name;
+  const name = goose.sessionName;
   // The saved chat and its owner are read while Goose answers. Goose's own
   // export (below) is not run beside its session list: two Goose processes
   // opening one database at once may both migrate it, and Goose 1.45-1.46
@@ -82,7 +82,7 @@ export async function decideLaunch(opts: {
         })
       : { kind: "unknown" as const, reason: "cold start" };
   const turn = decideInterruptedTurn({
-    enabled: goose.continue_interrupted_turn !== false,
+    enabled: goose.continueInterruptedTurn !== false,
     mode: decision.mode,
     probe: tail,
   });

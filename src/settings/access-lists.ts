@@ -134,13 +134,13 @@ export function decideAccess(
 ): AccessLists {
   const lists = buildAccessLists({
     port: agentapi.port,
-    accessUrl: settings.access_url,
+    accessUrl: settings.accessUrl,
     subdomain: settings.subdomain,
     appSlug: agentapi.appSlug,
     proxyUri: env.VSCODE_PROXY_URI,
     agentName: env.CODER_WORKSPACE_AGENT_NAME,
-    extraHosts: settings.allowed_hosts,
-    extraOrigins: settings.allowed_origins,
+    extraHosts: settings.allowedHosts,
+    extraOrigins: settings.allowedOrigins,
   });
   log(`AgentAPI accepts the Host names ${lists.hosts.join(", ")} and the origins ${lists.origins.join(", ")}`);
   for (const warning of lists.warnings) warn(warning);

@@ -30,50 +30,50 @@ export interface ModulePaths {
 export interface AgentapiSettings {
   install: boolean;
   version: string;
-  download_url: string;
+  downloadUrl: string;
   /** agentapi_sha256: architecture (amd64, arm64) to the release binary's SHA-256; empty when not pinned. */
   sha256: Record<string, string>;
   port: number;
-  chat_base_path: string;
+  chatBasePath: string;
   persistence: boolean;
 }
 
 export interface GooseSettings {
   install: boolean;
   version: string;
-  download_url: string;
+  downloadUrl: string;
   /** goose_sha256: architecture to the release tarball's SHA-256; empty when not pinned. */
   sha256: Record<string, string>;
   /** goose_installer_url; empty means the release tarball from download_url. */
-  installer_url: string;
+  installerUrl: string;
   provider: string;
   model: string;
   prompt: string;
-  system_prompt: string;
-  session_name: string;
+  systemPrompt: string;
+  sessionName: string;
   continue: boolean;
-  continue_interrupted_turn: boolean;
+  continueInterruptedTurn: boolean;
   mode: GooseMode;
-  app_slug: string;
+  appSlug: string;
   extensions: Record<string, Record<string, unknown>>;
-  install_script: { pre: string; post: string };
+  installScript: { pre: string; post: string };
   /** enable_ai_gateway: the gateway's route for the provider, and the variable (a coder_env) that holds the owner's session token. */
-  ai_gateway: AiGatewaySettings;
+  aiGateway: AiGatewaySettings;
   /** agent_firewall: the command Goose runs under (empty: none), $HOME not yet expanded. */
-  command_prefix: string[];
+  commandPrefix: string[];
 }
 
 export interface AiGatewaySettings {
   enabled: boolean;
-  base_url: string;
-  token_env: string;
+  baseUrl: string;
+  tokenEnv: string;
 }
 
 /** Who may reach AgentAPI: the template's additions and what the defaults are built from (settings/access-lists.ts). */
 export interface AccessSettings {
-  allowed_hosts: string[];
-  allowed_origins: string[];
-  access_url: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  accessUrl: string;
   subdomain: boolean;
 }
 
@@ -83,17 +83,17 @@ export interface StartConfig {
   supervise: boolean;
   paths: ModulePaths;
   agentapi: AgentapiSettings;
-  agent: GooseSettings;
+  goose: GooseSettings;
   access: AccessSettings;
 }
 
 export interface StopConfig {
   paths: ModulePaths;
   port: number;
-  task: { enabled: boolean; id: string; log_snapshot: boolean };
+  task: { enabled: boolean; id: string; logSnapshot: boolean };
   /** The template's bounds for a running turn and for AgentAPI's exit after SIGTERM. */
-  bounds: { turn_ms: number; term_ms: number };
-  goose_mode: GooseMode;
+  bounds: { turnMs: number; termMs: number };
+  gooseMode: GooseMode;
 }
 
 const ENV_NAME = "CODER_MODULE_SETTINGS";
@@ -127,34 +127,34 @@ function parseGoose(goose: Fields): GooseSettings {
   return {
     install: goose.boolean("install"),
     version: goose.string("version"),
-    download_url: goose.string("download_url"),
+    downloadUrl: goose.string("download_url"),
     sha256: goose.stringMap("sha256"),
-    installer_url: goose.string("installer_url"),
+    installerUrl: goose.string("installer_url"),
     provider: goose.string("provider"),
     model: goose.string("model"),
     prompt: goose.string("prompt"),
-    system_prompt: goose.string("system_prompt"),
-    session_name: goose.string("session_name"),
+    systemPrompt: goose.string("system_prompt"),
+    sessionName: goose.string("session_name"),
     continue: goose.boolean("continue"),
-    continue_interrupted_turn: goose.boolean("continue_interrupted_turn"),
+    continueInterruptedTurn: goose.boolean("continue_interrupted_turn"),
     mode: goose.oneOf("mode", GOOSE_MODES),
-    app_slug: goose.string("app_slug"),
+    appSlug: goose.string("app_slug"),
     extensions: goose.objectMap("extensions"),
-    install_script: { pre: scripts.string("pre"), post: scripts.string("post") },
-    ai_gateway: {
+    installScript: { pre: scripts.string("pre"), post: scripts.string("post") },
+    aiGateway: {
       enabled: gateway.boolean("enabled"),
-      base_url: gateway.string("base_url"),
-      token_env: gateway.string("token_env"),
+      baseUrl: gateway.string("base_url"),
+      tokenEnv: gateway.string("token_env"),
     },
-    command_prefix: goose.stringList("command_prefix"),
+    commandPrefix: goose.stringList("command_prefix"),
   };
 }
 
 function parseAccess(access: Fields): AccessSettings {
   return {
-    allowed_hosts: access.stringList("allowed_hosts"),
-    allowed_origins: access.stringList("allowed_origins"),
-    access_url: access.string("access_url"),
+    allowedHosts: access.stringList("allowed_hosts"),
+    allowedOrigins: access.stringList("allowed_origins"),
+    accessUrl: access.string("access_url"),
     subdomain: access.boolean("subdomain"),
   };
 }
@@ -183,13 +183,13 @@ export function parseStartConfig(document: unknown, home: string): StartConfig {
       agentapi: {
         install: agentapi.boolean("install"),
         version: agentapi.string("version"),
-        download_url: agentapi.string("download_url"),
+        downloadUrl: agentapi.string("download_url"),
         sha256: agentapi.stringMap("sha256"),
         port: layer.integer("port", 1, MAX_PORT),
-        chat_base_path: layer.string("chat_base_path"),
+        chatBasePath: layer.string("chat_base_path"),
         persistence: layer.boolean("persistence"),
       },
-      agent: parseGoose(agent.object("goose")),
+      goose: parseGoose(agent.object("goose")),
       access: parseAccess(agent.object("access")),
     };
   });
@@ -205,12 +205,12 @@ export function parseStopConfig(document: unknown, home: string): StopConfig {
     return {
       paths: modulePaths(home, layer),
       port: layer.integer("port", 1, MAX_PORT),
-      task: { enabled: task.boolean("enabled"), id: task.string("id"), log_snapshot: agent.boolean("log_snapshot") },
+      task: { enabled: task.boolean("enabled"), id: task.string("id"), logSnapshot: agent.boolean("log_snapshot") },
       bounds: {
-        turn_ms: bounds.integer("turn_ms", 0, MAX_BOUND_MS),
-        term_ms: bounds.integer("term_ms", 0, MAX_BOUND_MS),
+        turnMs: bounds.integer("turn_ms", 0, MAX_BOUND_MS),
+        termMs: bounds.integer("term_ms", 0, MAX_BOUND_MS),
       },
-      goose_mode: agent.oneOf("goose_mode", GOOSE_MODES),
+      gooseMode: agent.oneOf("goose_mode", GOOSE_MODES),
     };
   });
 }

@@ -12,7 +12,7 @@ export async function installAndConfigure(
   paths: ModulePaths,
   home: string,
 ): Promise<{ agentapi: string; gooseBin: string; pathPrefix: string[] }> {
-  const goose = config.agent;
+  const goose = config.goose;
   const localBin = path.join(home, ".local", "bin");
   const basePath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
   const pathPrefix = [paths.bin, localBin];
@@ -20,12 +20,12 @@ export async function installAndConfigure(
   const shell = (await commandPath("bash", basePath)) ?? "/bin/sh";
   const scriptOpts = { scriptsDir: paths.scripts, logsDir: paths.logs, cwd: config.folder, env: scriptEnv, shell };
 
-  await phase("pre-install", () => runUserScript("pre_install", goose.install_script.pre, scriptOpts));
+  await phase("pre-install", () => runUserScript("pre_install", goose.installScript.pre, scriptOpts));
   const installed = await phase("install", async () => {
     const agentapi = await ensureAgentapi({
       install: config.agentapi.install,
       version: config.agentapi.version,
-      baseUrl: config.agentapi.download_url,
+      baseUrl: config.agentapi.downloadUrl,
       sha256: { variable: "agentapi_sha256", pins: config.agentapi.sha256 },
       binDir: paths.bin,
       pathValue: basePath,
@@ -34,8 +34,8 @@ export async function installAndConfigure(
     const gooseInstall = await ensureGoose({
       install: goose.install,
       version: goose.version,
-      downloadUrl: goose.download_url,
-      installerUrl: goose.installer_url,
+      downloadUrl: goose.downloadUrl,
+      installerUrl: goose.installerUrl,
       sha256: { variable: "goose_sha256", pins: goose.sha256 },
       binDir: localBin,
       workDir: paths.bin,
@@ -52,6 +52,6 @@ export async function installAndConfigure(
     log(`goose config: ${describeOutcome(outcome.config)}; hints: ${describeOutcome(outcome.hints)}`);
     for (const warning of outcome.warnings) warn(warning);
   });
-  await phase("post-install", () => runUserScript("post_install", goose.install_script.post, scriptOpts));
+  await phase("post-install", () => runUserScript("post_install", goose.installScript.post, scriptOpts));
   return { ...installed, pathPrefix };
 }

@@ -37,18 +37,18 @@ export interface StopBounds {
   sigkill: number;
 }
 
-export function stopBounds(template: { turn_ms: number; term_ms: number }): StopBounds {
+export function stopBounds(template: { turnMs: number; termMs: number }): StopBounds {
   return {
     lock: 500,
     stand_down: 2000,
     save: 2000,
     look: 1000,
-    turn: template.turn_ms,
+    turn: template.turnMs,
     cancel: 2500,
     save_again: 1000,
     snapshot: 2000,
     exit: 2000,
-    sigterm: template.term_ms,
+    sigterm: template.termMs,
     sigkill: 1000,
   };
 }

@@ -51,7 +51,7 @@ export async function sendTaskSnapshot(
   timeoutMs: number,
 ): Promise<void> {
   if (!task.enabled) return log("snapshot skipped: this workspace is not a Coder task");
-  if (!task.log_snapshot) return log("snapshot skipped: task_log_snapshot is false");
+  if (!task.logSnapshot) return log("snapshot skipped: task_log_snapshot is false");
   if (!running) return log("snapshot skipped: AgentAPI is not running");
   log(`snapshot: ${await postSnapshot(task.id, port, timeoutMs)}`);
 }

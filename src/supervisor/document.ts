@@ -29,8 +29,8 @@ export function supervisorDocument(
   gate: DecidedGate,
   start: { since: number; stops: number },
 ): SupervisorDocument {
-  const agent = { ...config.agent, prompt: "", continue: true, install_script: { pre: "", post: "" } };
-  return { kind: DOCUMENT_KIND, config: { ...config, agent }, tools, gate, ...start };
+  const goose = { ...config.goose, prompt: "", continue: true, installScript: { pre: "", post: "" } };
+  return { kind: DOCUMENT_KIND, config: { ...config, goose }, tools, gate, ...start };
 }
 
 export function readSupervisorDocument(): SupervisorDocument {

@@ -4,7 +4,7 @@ import { expandHome, gatewayEnv } from "../../../src/goose/governance.js";
 import { StepError } from "../../../src/lib/log.js";
 
 const TOKEN_ENV = "CODER_GOOSE_AI_GATEWAY_TOKEN";
-const on = (base_url: string) => ({ enabled: true, base_url, token_env: TOKEN_ENV });
+const on = (baseUrl: string) => ({ enabled: true, baseUrl, tokenEnv: TOKEN_ENV });
 
 describe("gatewayEnv", () => {
   it("is nothing when the gateway is off, whatever the environment holds", () => {

@@ -23,10 +23,10 @@ async function home(): Promise<{ home: string; dir: string; config: string; hint
 }
 
 const settings = (
-  over: Partial<{ system_prompt: string; extensions: Record<string, Record<string, unknown>> }> = {},
+  over: Partial<{ systemPrompt: string; extensions: Record<string, Record<string, unknown>> }> = {},
 ) => ({
-  app_slug: "goose",
-  system_prompt: "",
+  appSlug: "goose",
+  systemPrompt: "",
   extensions: {},
   ...over,
 });
@@ -60,12 +60,12 @@ describe("configureGoose", () => {
 
   it("does not write at all when nothing changes: same inode, same mtime, same bytes", async () => {
     const { home: h, config } = await home();
-    await setup(h, { system_prompt: "Be brief." });
+    await setup(h, { systemPrompt: "Be brief." });
     const before = await stat(config);
     const bytes = await readFile(config, "utf8");
     // Not a wait for anything: it makes a rewrite show as a different mtime.
     await new Promise((r) => setTimeout(r, 20));
-    const result = await setup(h, { system_prompt: "Be brief." });
+    const result = await setup(h, { systemPrompt: "Be brief." });
     expect(result.config.action).toBe("unchanged");
     expect(result.hints.action).toBe("unchanged");
     const after = await stat(config);
@@ -162,15 +162,15 @@ describe("configureGoose", () => {
   it("writes the system prompt to .goosehints once, and removes it when emptied", async () => {
     const { home: h, hints } = await home();
     expect(
-      (await setup(h, { system_prompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action,
+      (await setup(h, { systemPrompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action,
     ).toBe("created");
     const once = await readFile(hints, "utf8");
     expect(await mode(hints)).toBe(0o600);
     expect(
-      (await setup(h, { system_prompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action,
+      (await setup(h, { systemPrompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action,
     ).toBe("unchanged");
     expect(await readFile(hints, "utf8")).toBe(once);
-    expect((await setup(h, { system_prompt: "" })).hints).toMatchObject({
+    expect((await setup(h, { systemPrompt: "" })).hints).toMatchObject({
       action: "written",
       detail: "system prompt removed",
     });

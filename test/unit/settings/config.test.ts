@@ -115,25 +115,25 @@ describe("parseStartConfig", () => {
     expect(config.agentapi).toEqual({
       install: true,
       version: "v9.9.9",
-      download_url: "https://mirror.example/agentapi",
+      downloadUrl: "https://mirror.example/agentapi",
       sha256: { amd64: "a".repeat(64) },
       port: 3284,
-      chat_base_path: "/@a/w.1/apps/goose/chat",
+      chatBasePath: "/@a/w.1/apps/goose/chat",
       persistence: true,
     });
-    expect(config.agent.extensions.github).toEqual({ type: "stdio", cmd: "gh-mcp" });
-    expect(config.agent.install_script).toEqual({ pre: "", post: "echo hi" });
-    expect(config.agent.continue_interrupted_turn).toBe(false);
-    expect(config.agent.mode).toBe("smart_approve");
+    expect(config.goose.extensions.github).toEqual({ type: "stdio", cmd: "gh-mcp" });
+    expect(config.goose.installScript).toEqual({ pre: "", post: "echo hi" });
+    expect(config.goose.continueInterruptedTurn).toBe(false);
+    expect(config.goose.mode).toBe("smart_approve");
     expect(config.access).toEqual({
-      allowed_hosts: ["proxy.example.com"],
-      allowed_origins: [],
-      access_url: "https://coder.example.com",
+      allowedHosts: ["proxy.example.com"],
+      allowedOrigins: [],
+      accessUrl: "https://coder.example.com",
       subdomain: false,
     });
-    expect(config.agent.download_url).toBe("https://mirror.example/goose");
-    expect(config.agent.sha256).toEqual({});
-    expect(config.agent.installer_url).toBe("");
+    expect(config.goose.downloadUrl).toBe("https://mirror.example/goose");
+    expect(config.goose.sha256).toEqual({});
+    expect(config.goose.installerUrl).toBe("");
   });
 
   it.each([
@@ -189,10 +189,10 @@ describe("parseStopConfig", () => {
   it("reads the task, the snapshot switch and the template's bounds", () => {
     const config = parseStopConfig(stopDocument(), HOME);
     expect(config.port).toBe(3284);
-    expect(config.task).toEqual({ enabled: true, id: "t-1", log_snapshot: false });
-    expect(config.bounds).toEqual({ turn_ms: 2000, term_ms: 20000 });
+    expect(config.task).toEqual({ enabled: true, id: "t-1", logSnapshot: false });
+    expect(config.bounds).toEqual({ turnMs: 2000, termMs: 20000 });
     expect(config.paths.pidFile).toBe(`${MODULE_DIR}/agentapi.pid`);
-    expect(config.goose_mode).toBe("approve");
+    expect(config.gooseMode).toBe("approve");
   });
 
   it.each([

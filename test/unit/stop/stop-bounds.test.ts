@@ -8,13 +8,13 @@ const README_BUDGET_MS = 30_000;
 
 describe("the stop's bounds", () => {
   it("with the template's defaults, every step's bound together fits the README's 30 s", () => {
-    expect(stopBudgetMs(stopBounds({ turn_ms: 5000, term_ms: 10_000 }))).toBeLessThanOrEqual(README_BUDGET_MS);
+    expect(stopBudgetMs(stopBounds({ turnMs: 5000, termMs: 10_000 }))).toBeLessThanOrEqual(README_BUDGET_MS);
   });
 
   it("the template's two waits count in full, and every other step has a bound of its own", () => {
-    const base = stopBudgetMs(stopBounds({ turn_ms: 0, term_ms: 0 }));
-    expect(stopBudgetMs(stopBounds({ turn_ms: 7000, term_ms: 11_000 }))).toBe(base + 18_000);
-    for (const [step, ms] of Object.entries(stopBounds({ turn_ms: 0, term_ms: 0 })))
+    const base = stopBudgetMs(stopBounds({ turnMs: 0, termMs: 0 }));
+    expect(stopBudgetMs(stopBounds({ turnMs: 7000, termMs: 11_000 }))).toBe(base + 18_000);
+    for (const [step, ms] of Object.entries(stopBounds({ turnMs: 0, termMs: 0 })))
       if (step !== "turn" && step !== "sigterm") expect(ms, step).toBeGreaterThan(0);
   });
 });

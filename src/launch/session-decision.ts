@@ -1,5 +1,5 @@
 import type { StateSummary } from "../agentapi/state-file.js";
-import type { SessionProbe } from "../goose/sessions.js";
+import type { SessionProbe } from "../goose/session-records.js";
 import { StepError } from "../lib/log.js";
 
 export type StateAction = "none" | "keep" | "set-aside";

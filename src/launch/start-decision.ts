@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { type StateSummary, summarizeState } from "../agentapi/state-file.js";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
-import type { SessionProbe } from "../goose/sessions.js";
+import type { SessionProbe } from "../goose/session-records.js";
 import { probeSession, readConversationTail } from "../goose/sessions.js";
 import { readOptional } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";

@@ -3,17 +3,19 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  describeFailure,
   findNamedSession,
-  gooseSessionsDb,
   parseSessionExport,
-  probeSession,
-  querySessionDb,
-  readConversationTail,
   type SessionRow,
   sessionQuery,
   sqliteReadOnlyUri,
   tailFromRow,
+} from "../../../src/goose/session-records.js";
+import {
+  describeFailure,
+  gooseSessionsDb,
+  probeSession,
+  querySessionDb,
+  readConversationTail,
 } from "../../../src/goose/sessions.js";
 import { type RunResult, run } from "../../../src/lib/exec.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StateSummary } from "../../../src/agentapi/state-file.js";
-import type { SessionProbe } from "../../../src/goose/sessions.js";
+import type { SessionProbe } from "../../../src/goose/session-records.js";
 import { decideStart } from "../../../src/launch/session-decision.js";
 
 const found = (messages: number): SessionProbe => ({

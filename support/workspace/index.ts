@@ -3,7 +3,7 @@
 // as the Coder agent does, talk to AgentAPI, stand in for the Coder
 // deployment, and look at Goose's database and the workspace's processes.
 
-export { childPids, isRunning, readCmdline } from "../../src/processes.js";
+export { childPids, isRunning, readCmdline } from "../../src/lib/processes.js";
 export type { ChatMessage, RawResponse } from "./agentapi-client.js";
 export { coderAgentEnv } from "./coder-agent.js";
 export { CoderEndpoint, type EndpointAnswer, type RecordedRequest, type SnapshotPost } from "./coder-endpoint.js";

@@ -1,6 +1,6 @@
 // Who can drive Goose: the Host and Origin headers the module's AgentAPI
 // accepts. Each request is built the way the Coder code named beside it sends
-// it (src/access-lists.ts says why), and sent to real AgentAPI binaries on both
+// it (src/settings/access-lists.ts says why), and sent to real AgentAPI binaries on both
 // sides of the v0.12.0 gate, which share the same checks. Whether something
 // reached Goose is counted in Goose's own database.
 

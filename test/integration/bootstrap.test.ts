@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseStartConfig, parseStopConfig } from "../../src/config.js";
+import { parseStartConfig, parseStopConfig } from "../../src/settings/config.js";
 import {
   EgressProxy,
   freePort,

@@ -1,4 +1,4 @@
-// The install step's download client (src/download.ts) against real servers
+// The install step's download client (src/install/download.ts) against real servers
 // on loopback: a release mirror, over http and https, and an egress proxy
 // that forwards plain requests and opens CONNECT tunnels.
 
@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { downloadFile } from "../../src/download.js";
+import { downloadFile } from "../../src/install/download.js";
 import {
   type Certificate,
   EgressProxy,

@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { summarizeState } from "../../../src/agentapi/state-file.js";
+import { isStatusOnly, removeStatusOnlyMessages } from "../../../src/goose/chat-clean.js";
+import { CONTINUATION_TEXT, decideInterruptedTurn, type TailProbe } from "../../../src/goose/interrupted-turn.js";
+
+// Lines as a real Goose 1.46.1 drew them under AgentAPI.
+const SPINNER = "◐  Sampling syntax streams...  (Ctrl+C to interrupt)";
+const STEER = ">   [Enter steer · Tab queue · Ctrl+C stop]";
+const BAR = "  ╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌ 0% 15/128k";
+const PROMPT = "> Enter to send · Ctrl+J newline · Shift+Tab reasoning (off)";
+
+describe("isStatusOnly", () => {
+  it.each([
+    [SPINNER, true],
+    [`${SPINNER}\n${STEER}\n`, true],
+    [`  ⏱ 0.48s\n${BAR}\n${PROMPT}`, true],
+    ["◒  starting 8 extensions: developer, apps", true],
+    ["", true],
+    ["ack 1: fixed the test\n  ⏱ 0.48s", false],
+    [`Here is the plan.\n${SPINNER}`, false],
+    ["> quoted reply text", false],
+  ])("%j -> %s", (text, expected) => {
+    expect(isStatusOnly(text)).toBe(expected);
+  });
+});
+
+describe("removeStatusOnlyMessages", () => {
+  const at = "2026-11-22T10:00:00.000000001Z";
+  const state = (messages: Array<[string, string]>, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      version: 1,
+      messages: messages.map(([role, message], id) => ({ id, message, role, time: at })),
+      initial_prompt: "p",
+      initial_prompt_sent: true,
+      ...extra,
+    });
+
+  it("removes a trailing spinner-only agent message and keeps everything else as it was", () => {
+    const text = state([
+      ["agent", "banner"],
+      ["user", "do it"],
+      ["agent", `${SPINNER}\n${STEER}`],
+    ]);
+    const cleaned = removeStatusOnlyMessages(text);
+    expect(cleaned?.removed).toBe(1);
+    const parsed = JSON.parse(cleaned!.text);
+    expect(parsed.messages).toEqual(JSON.parse(text).messages.slice(0, 2));
+    expect(parsed.initial_prompt).toBe("p");
+    expect(parsed.initial_prompt_sent).toBe(true);
+  });
+
+  it("renumbers positional ids so the next message cannot collide", () => {
+    const cleaned = removeStatusOnlyMessages(
+      state([
+        ["agent", "banner"],
+        ["agent", SPINNER],
+        ["user", "again"],
+        ["agent", "reply"],
+      ]),
+    );
+    expect(JSON.parse(cleaned!.text).messages.map((m: { id: number; message: string }) => [m.id, m.message])).toEqual([
+      [0, "banner"],
+      [1, "again"],
+      [2, "reply"],
+    ]);
+  });
+
+  it("never removes user messages, even ones that look like a spinner", () => {
+    expect(
+      removeStatusOnlyMessages(
+        state([
+          ["user", SPINNER],
+          ["agent", "reply"],
+        ]),
+      ),
+    ).toBeNull();
+  });
+
+  it("returns null (write nothing) for a clean chat or a file that is not a state file", () => {
+    expect(
+      removeStatusOnlyMessages(
+        state([
+          ["agent", "banner"],
+          ["user", "hi"],
+          ["agent", "reply"],
+        ]),
+      ),
+    ).toBeNull();
+    expect(removeStatusOnlyMessages("{not json")).toBeNull();
+    expect(removeStatusOnlyMessages("[]")).toBeNull();
+  });
+});
+
+describe("decideInterruptedTurn", () => {
+  const read = (
+    lastVisibleRole: string | null,
+    lastVisibleUserText: string | null = "fix it",
+    visibleCount = 3,
+    unanswered = lastVisibleRole === "user",
+  ): TailProbe => ({
+    kind: "read",
+    source: "test",
+    tail: { visibleCount, lastVisibleRole, lastVisibleUserText, unanswered },
+  });
+  it.each([
+    // enabled, mode, probe, action
+    [true, "cold", read("user"), "none"],
+    [true, "warm", read("assistant"), "none"],
+    [true, "warm", read(null, null, 0), "none"],
+    [true, "warm", { kind: "unknown", reason: "export failed" } as TailProbe, "none"],
+    [true, "warm", read("user"), "continue"],
+    [false, "warm", read("user"), "wait"],
+    [true, "warm", read("user", CONTINUATION_TEXT), "wait"],
+    [false, "warm", read("user", CONTINUATION_TEXT), "wait"],
+    // A hidden assistant message after the last visible user message: Goose answered.
+    [true, "warm", read("user", "fix it", 3, false), "none"],
+    [false, "warm", read("user", "fix it", 3, false), "none"],
+    [true, "warm", read("user", CONTINUATION_TEXT, 3, false), "none"],
+  ] as const)("enabled=%s %s %o -> %s", (enabled, mode, probe, action) => {
+    expect(decideInterruptedTurn({ enabled, mode, probe }).action).toBe(action);
+  });
+
+  it("says the task waits for input when continuing is off", () => {
+    expect(decideInterruptedTurn({ enabled: false, mode: "warm", probe: read("user") }).reason).toContain(
+      "waits for input",
+    );
+  });
+});
+
+describe("summarizeState rejects what AgentAPI's decoder rejects", () => {
+  const file = (message: unknown) => JSON.stringify({ version: 1, messages: [message] });
+  it.each([
+    [{ id: "0", message: "x", role: "agent", time: "2026-11-22T00:00:00Z" }, "id"],
+    [{ id: 0, message: 5, role: "agent", time: "2026-11-22T00:00:00Z" }, "message"],
+    [{ id: 0, message: "x", role: 1, time: "2026-11-22T00:00:00Z" }, "role"],
+    [{ id: 0, message: "x", role: "agent", time: "yesterday" }, "time"],
+    [{ id: 1.5, message: "x", role: "agent", time: "2026-11-22T00:00:00Z" }, "id"],
+    ["text", "not an object"],
+  ])("%j (%s)", (message, what) => {
+    const summary = summarizeState(file(message));
+    expect(summary.kind).toBe("invalid");
+    expect(summary.kind === "invalid" && summary.reason).toContain(what);
+  });
+
+  it("accepts AgentAPI's own format with nanosecond times and offsets", () => {
+    const text = JSON.stringify({
+      version: 1,
+      messages: [
+        { id: 0, message: "a", role: "agent", time: "2026-11-22T10:00:00.123456789Z" },
+        { id: 1, message: "b", role: "user", time: "2026-11-22T10:00:00+02:00" },
+      ],
+      initial_prompt: "",
+      initial_prompt_sent: false,
+    });
+    expect(summarizeState(text)).toMatchObject({ kind: "valid", messages: 2, userMessages: 1 });
+  });
+});

@@ -1,0 +1,57 @@
+import { chmod, mkdir, stat, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ensurePrivateDir, mkdirPrivate } from "../../../src/lib/private-dirs.js";
+import { scratchFolders } from "../scratch.js";
+
+const fresh = scratchFolders("private-dirs-test");
+const mode = async (p: string) => (await stat(p)).mode & 0o777;
+
+const originalUmask = process.umask();
+afterEach(() => {
+  process.umask(originalUmask);
+});
+
+describe.each([0o000, 0o077, 0o022])("under umask %o", (umask) => {
+  it("creates missing folders 0700 and returns them", async () => {
+    const base = await fresh();
+    process.umask(umask);
+    const dir = path.join(base, "a", "b", "c");
+    expect(await mkdirPrivate(dir)).toEqual([path.join(base, "a"), path.join(base, "a", "b"), dir]);
+    for (const p of [path.join(base, "a"), path.join(base, "a", "b"), dir]) expect(await mode(p)).toBe(0o700);
+    await ensurePrivateDir(dir);
+  });
+});
+
+describe("ensurePrivateDir", () => {
+  it("leaves an existing private folder as it is", async () => {
+    const dir = await fresh();
+    await chmod(dir, 0o750);
+    await ensurePrivateDir(dir);
+    expect(await mode(dir)).toBe(0o750);
+  });
+
+  it.each([0o770, 0o757, 0o777])(
+    "refuses a folder others can write to (mode %o), naming it and the fix",
+    async (bits) => {
+      const dir = await fresh();
+      await chmod(dir, bits);
+      await expect(ensurePrivateDir(dir)).rejects.toThrow(
+        new RegExp(`${dir}.*can be written by other users.*chmod go-w`),
+      );
+    },
+  );
+
+  it("refuses a symbolic link, even to a good folder", async () => {
+    const base = await fresh();
+    await mkdir(path.join(base, "real"), { mode: 0o700 });
+    await symlink(path.join(base, "real"), path.join(base, "link"));
+    await expect(ensurePrivateDir(path.join(base, "link"))).rejects.toThrow(/link.*is a symbolic link/);
+  });
+
+  it("refuses a file where the folder should be", async () => {
+    const base = await fresh();
+    await writeFile(path.join(base, "file"), "");
+    await expect(ensurePrivateDir(path.join(base, "file"))).rejects.toThrow(/exists and is not a folder/);
+  });
+});

@@ -17,179 +17,116 @@ import {
   querySessionDb,
   readConversationTail,
 } from "../../../src/goose/sessions.js";
-import { type RunResult, run } from "../../../src/lib/exec.js";
+import type { RunResult } from "../../../src/lib/exec.js";
+import { AGENT_ONLY, buildSessionsDb, CTX, exported, m, msg, SQLITE, s, TC, tail } from "./session-store.js";
 
-const SQLITE = "/usr/bin/sqlite3";
-const VISIBLE = { userVisible: true, agentVisible: true };
-const CTX = { userVisible: false, agentVisible: true, turnContext: true };
-const AGENT_ONLY = { userVisible: false, agentVisible: true };
-const TC = "<turn-context/>";
-const text = (t: string) => JSON.stringify([{ type: "text", text: t }]);
-type Tail = [count: number, role: string | null, text: string | null, id: string | null, unanswered?: boolean];
-const tail = (...[n, role, text, id, unanswered = false]: Tail) => ({
-  visibleCount: n,
-  lastVisibleRole: role,
-  lastVisibleUserText: text,
-  lastVisibleId: id,
-  unanswered,
-});
 const NO_TAIL = tail(0, null, null, null);
 
 let root: string;
+let file: string;
+const [AT, OLD, NEW] = ["2026-11-22 10:00:00", "2020-01-01 00:00:00", "2026-11-22 12:00:00"];
+const parts = JSON.stringify([
+  { type: "text", text: "part one" },
+  { type: "image", data: "x" },
+  { type: "text", text: "part two" },
+]);
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), "goose-sessions-test-"));
+  // One database; each case below owns the sessions of its name.
+  file = path.join(root, "sessions.db");
+  await buildSessionsDb(
+    file,
+    [
+      ...[s("c1", "counted"), s("i1", "interrupted"), s("h1", "hidden"), s("o1", "old-schema")],
+      ...[s("a", "latest", NEW), s("b", "latest", OLD), s("seconds", "units"), s("millis", "units")],
+      ...[s("old", "fallback", OLD), s("empty-new", "fallback", AT), s("tie-a", "tie", AT), s("tie-b", "tie", AT)],
+      ...[s("20261122_1", "task-10"), s("20261122_2", "", undefined, { description: "legacy" })],
+      ...[
+        s("20261122_3", "sub", undefined, { type: "sub_agent" }),
+        s("20261122_4", "sched", undefined, { type: "scheduled" }),
+      ],
+      s("20261122_5", "x' OR 1=1; --"),
+    ],
+    [
+      ...[
+        m("c1", "user", "fix it", 100),
+        m("c1", "user", TC, 100, CTX),
+        m("c1", "assistant", "done", 101, undefined, "msg_reply"),
+      ],
+      ...[m("i1", "user", "first", 100), m("i1", "user", TC, 100, CTX), m("i1", "assistant", "answer", 101)],
+      ...[m("i1", "user", parts, 200, undefined, "msg_last"), m("i1", "user", TC, 200, CTX)],
+      ...[
+        m("h1", "user", "go", 100),
+        m("h1", "assistant", "summary", 101, AGENT_ONLY),
+        m("o1", "user", "hi", 100, null),
+      ],
+      ...[m("a", "user", "a", 1_700_000_000), m("b", "user", "b", 1_800_000_000), m("old", "user", "x", 1_600_000_000)],
+      ...[m("seconds", "user", "s", 1_800_000_000), m("millis", "user", "m", 1_700_000_000_000)],
+    ],
+  );
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const q = (s: string | null) => (s === null ? "NULL" : `'${s.replace(/'/g, "''")}'`);
-type Sess = { id: string; name?: string; description?: string; type?: string; updated?: string };
-type Msg = { session: string; role: string; content: string; at: number; meta?: object | null; id?: string };
-const s = (id: string, name = "task", updated?: string, more?: Partial<Sess>): Sess => ({ id, name, updated, ...more });
-/** A message; content starting with "[" is raw content JSON, anything else one text item. */
-const m = (session: string, role: string, t: string, at: number, meta?: object | null, id?: string): Msg => {
-  return { session, role, content: t.startsWith("[") ? t : text(t), at, meta, id };
-};
-
-/** A database shaped like Goose's schema 15 (crates/goose/src/session/session_manager.rs at v1.46.1), written with the sqlite3 CLI. */
-async function buildDb(file: string, sessions: Sess[], messages: Msg[]): Promise<void> {
-  const sql = [
-    "PRAGMA journal_mode=WAL;",
-    "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);",
-    "INSERT INTO schema_version (version) VALUES (15);",
-    "CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, extension_data TEXT DEFAULT '{}', goose_mode TEXT NOT NULL DEFAULT 'auto', parent_session_id TEXT);",
-    "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT, session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL, content_json TEXT NOT NULL, created_timestamp INTEGER NOT NULL, timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP, tokens INTEGER, metadata_json TEXT);",
-    ...sessions.map(
-      (s) =>
-        `INSERT INTO sessions (id, name, description, session_type, working_dir, updated_at) VALUES (${q(s.id)}, ${q(s.name ?? "")}, ${q(s.description ?? "")}, ${q(s.type ?? "user")}, '/home/coder/${s.id}', ${q(s.updated ?? "2026-01-01 00:00:00")});`,
-    ),
-    ...messages.map(
-      (m, i) =>
-        `INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp, metadata_json) VALUES (${q(m.id ?? `msg_${m.session}_${i}`)}, ${q(m.session)}, ${q(m.role)}, ${q(m.content)}, ${m.at}, ${m.meta === null ? "NULL" : q(JSON.stringify(m.meta ?? VISIBLE))});`,
-    ),
-  ].join("\n");
-  const result = await run(SQLITE, ["-init", "/dev/null", "-batch", "-bail", file, sql]);
-  if (result.code !== 0) throw new Error(`building the test database failed: ${result.stderr}`);
-}
-
-let dbCount = 0;
-async function db(sessions: Sess[], messages: Msg[], dir = `db-${dbCount++}`): Promise<string> {
-  const file = path.join(root, dir, "sessions.db");
-  await mkdir(path.dirname(file), { recursive: true });
-  await buildDb(file, sessions, messages);
-  return file;
-}
-
-async function query(file: string, name: string): Promise<SessionRow | null> {
-  const found = await querySessionDb(SQLITE, file, name, process.env);
+async function query(name: string, db = file): Promise<SessionRow | null> {
+  const found = await querySessionDb(SQLITE, db, name, process.env);
   if ("problem" in found) throw new Error(found.problem);
   return found.row;
 }
-const queryTail = async (file: string) => tailFromRow((await query(file, "task")) as SessionRow);
+const queryTail = async (name: string) => tailFromRow((await query(name)) as SessionRow);
 
 describe("sessionQuery against a real database", () => {
   it("counts only user-visible messages, as Goose's message_count does", async () => {
-    const file = await db(
-      [s("20261122_1")],
-      [
-        m("20261122_1", "user", "fix it", 100),
-        m("20261122_1", "user", "<turn-context>t</turn-context>", 100, CTX),
-        m("20261122_1", "assistant", "done", 101, undefined, "msg_reply"),
-      ],
-    );
-    const row = await query(file, "task");
+    const row = await query("counted");
     const want = { visible_messages: 2, last_role: "assistant", last_message_id: "msg_reply", assistant_after: 0 };
-    expect(row).toMatchObject({ id: "20261122_1", ...want });
+    expect(row).toMatchObject({ id: "c1", ...want });
     expect(tailFromRow(row as SessionRow)).toEqual(tail(2, "assistant", null, "msg_reply"));
   });
 
   it("reports an interrupted turn: the last visible user message has no reply after it", async () => {
-    const parts = [
-      { type: "text", text: "part one" },
-      { type: "image", data: "x" },
-      { type: "text", text: "part two" },
-    ];
-    const file = await db(
-      [s("s1")],
-      [
-        m("s1", "user", "first", 100),
-        m("s1", "user", TC, 100, CTX),
-        m("s1", "assistant", "answer", 101),
-        m("s1", "user", JSON.stringify(parts), 200, undefined, "msg_last"),
-        m("s1", "user", TC, 200, CTX),
-      ],
-    );
-    expect(await queryTail(file)).toEqual(tail(3, "user", "part one\npart two", "msg_last", true));
+    expect(await queryTail("interrupted")).toEqual(tail(3, "user", "part one\npart two", "msg_last", true));
   });
 
   it("a hidden assistant message after the last user message answers the turn", async () => {
-    const file = await db([s("s1")], [m("s1", "user", "go", 100), m("s1", "assistant", "summary", 101, AGENT_ONLY)]);
-    expect(await queryTail(file)).toMatchObject({ visibleCount: 1, lastVisibleRole: "user", unanswered: false });
+    expect(await queryTail("hidden")).toMatchObject({ visibleCount: 1, lastVisibleRole: "user", unanswered: false });
   });
 
   it("treats rows without metadata (older schemas) as visible", async () => {
-    const file = await db([s("s1")], [m("s1", "user", "hi", 100, null)]);
-    expect(await query(file, "task")).toMatchObject({ visible_messages: 1, last_role: "user" });
+    expect(await query("old-schema")).toMatchObject({ visible_messages: 1, last_role: "user" });
   });
 
-  it("picks the session with the latest message, not the latest updated_at", async () => {
-    const file = await db(
-      [s("a", "task", "2026-11-22 12:00:00"), s("b", "task", "2026-01-01 00:00:00")],
-      [m("a", "user", "a", 1_700_000_000), m("b", "user", "b", 1_800_000_000)],
-    );
-    expect((await query(file, "task"))?.id).toBe("b");
+  it.each([
+    ["the session with the latest message, not the latest updated_at", "latest", "b"],
+    ["by millisecond timestamps read as Goose does", "units", "seconds"],
+    ["by updated_at for a session without messages", "fallback", "empty-new"],
+    ["the highest id on a tie", "tie", "tie-b"],
+  ])("picks %s", async (_, name, id) => {
+    expect((await query(name))?.id).toBe(id);
   });
 
-  it("reads millisecond timestamps as Goose does", async () => {
-    const file = await db(
-      [s("seconds"), s("millis")],
-      [m("seconds", "user", "s", 1_800_000_000), m("millis", "user", "m", 1_700_000_000_000)],
-    );
-    expect((await query(file, "task"))?.id).toBe("seconds");
-  });
-
-  it("falls back to updated_at for a session without messages, then to the highest id", async () => {
-    const at = "2026-11-22 10:00:00";
-    const file = await db(
-      [
-        s("old", "task", "2020-01-01 00:00:00"),
-        s("empty-new", "task", at),
-        s("tie-a", "tie", at),
-        s("tie-b", "tie", at),
-      ],
-      [m("old", "user", "x", 1_600_000_000)],
-    );
+  it("a session without messages has none visible, no last role, nothing after", async () => {
     const want = { id: "empty-new", visible_messages: 0, last_role: null, assistant_after: 0 };
-    expect(await query(file, "task")).toMatchObject(want);
-    expect((await query(file, "tie"))?.id).toBe("tie-b");
+    expect(await query("fallback")).toMatchObject(want);
   });
 
-  it("matches name or id exactly, the old description for unnamed rows, only user and scheduled sessions", async () => {
-    const file = await db(
-      [
-        s("20261122_1", "task-10"),
-        s("20261122_2", "", undefined, { description: "legacy" }),
-        s("20261122_3", "sub", undefined, { type: "sub_agent" }),
-        s("20261122_4", "sched", undefined, { type: "scheduled" }),
-        s("20261122_5", "x' OR 1=1; --"),
-      ],
-      [],
-    );
-    for (const [name, id] of [
-      ["task-1", undefined],
-      ["20261122_1", "20261122_1"],
-      ["legacy", "20261122_2"],
-      ["sub", undefined],
-      ["sched", "20261122_4"],
-      ["x' OR 1=1; --", "20261122_5"],
-      ["x", undefined],
-    ])
-      expect((await query(file, name as string))?.id).toBe(id);
+  it.each([
+    ["task-1", undefined],
+    ["20261122_1", "20261122_1"],
+    ["legacy", "20261122_2"],
+    ["sub", undefined],
+    ["sched", "20261122_4"],
+    ["x' OR 1=1; --", "20261122_5"],
+    ["x", undefined],
+  ])("name or id exactly, old description if unnamed, user and scheduled sessions only: %j -> %s", async (name, id) => {
+    expect((await query(name))?.id).toBe(id);
   });
 
   it("opens a database whose path needs escaping in a URI", async () => {
-    expect((await query(await db([s("s1")], [], "we?ird #dir %20"), "task"))?.id).toBe("s1");
+    const weird = path.join(root, "we?ird #dir %20", "sessions.db");
+    await mkdir(path.dirname(weird));
+    await buildSessionsDb(weird, [s("s1")], []);
+    expect((await query("task", weird))?.id).toBe("s1");
   });
 
   it("carries the name as hex, so quotes cannot end the SQL string", () => {
@@ -199,12 +136,6 @@ describe("sessionQuery against a real database", () => {
   });
 });
 
-const exported = (conversation: unknown, id: unknown = "20261122_1") =>
-  JSON.stringify({ id, name: "task", message_count: 0, conversation }, null, 2);
-const msg = (role: string, t: string | null, metadata: unknown = VISIBLE, id: string | null = `msg_${t}`) => {
-  const content = t === null ? [{ type: "toolResponse", id: "t1" }] : [{ type: "text", text: t }];
-  return { id, role, created: 1_800_000_000, content, metadata };
-};
 const noMeta = { id: "m1", role: "user", created: 1, content: ["a", "b"].map((text) => ({ type: "text", text })) };
 
 describe("parseSessionExport", () => {
@@ -272,14 +203,17 @@ describe("probeSession and readConversationTail with real processes", () => {
     await writeFile(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
     return file;
   }
+  let homes = 0;
   async function homeWithDb(): Promise<string> {
-    const dir = `home-${dbCount++}`;
-    await db(
+    const home = path.join(root, `home-${homes++}`);
+    const db = path.join(home, ".local/share/goose/sessions/sessions.db");
+    await mkdir(path.dirname(db), { recursive: true });
+    await buildSessionsDb(
+      db,
       [s("s1")],
       [m("s1", "user", "go", 100, undefined, "msg_go"), m("s1", "user", TC, 100, CTX)],
-      `${dir}/.local/share/goose/sessions`,
     );
-    return path.join(root, dir);
+    return home;
   }
   const env = { PATH: "/usr/bin:/bin" };
   const opts = (goose: string, home = root) => ({ goose, name: "task", env, home, cwd: root });
@@ -355,27 +289,15 @@ describe("findNamedSession", () => {
   });
 
   it("picks the most recently active of two sessions with the same name, then the highest id", () => {
-    const two = (a: object, b: object) =>
-      JSON.stringify([
-        { name: "t", ...a },
-        { name: "t", ...b },
-      ]);
-    const at = (h: string) => `2026-11-22T${h}:00:00Z`;
-    expect(
-      findNamedSession(
-        two({ id: "a", message_count: 0, updated_at: at("09") }, { id: "b", message_count: 4, updated_at: at("11") }),
-        "t",
-      ),
-    ).toMatchObject({ id: "b", messages: 4 });
-    expect(
-      findNamedSession(
-        two(
-          { id: "20261122_1", message_count: 1, updated_at: at("10") },
-          { id: "20261122_2", message_count: 2, updated_at: at("10") },
-        ),
-        "t",
-      ),
-    ).toMatchObject({ id: "20261122_2" });
+    const row = (id: string, count: number, h: string) => ({
+      id,
+      name: "t",
+      message_count: count,
+      updated_at: `2026-11-22T${h}:00:00Z`,
+    });
+    const pick = (...rows: object[]) => findNamedSession(JSON.stringify(rows), "t");
+    expect(pick(row("a", 0, "09"), row("b", 4, "11"))).toMatchObject({ id: "b", messages: 4 });
+    expect(pick(row("20261122_1", 1, "10"), row("20261122_2", 2, "10"))).toMatchObject({ id: "20261122_2" });
   });
 
   it("reads Goose 1.10-1.11 lists, which name sessions in description", () => {

@@ -1,34 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { judgeStateAfterStop } from "../../../src/agentapi/state-check.js";
-import { summarizeState } from "../../../src/agentapi/state-file.js";
-
-const state = (...roles: string[]) => {
-  const messages = roles.map((role, id) => ({ id, message: "x", role, time: "2026-11-22T00:00:00Z" }));
-  return JSON.stringify({ version: 1, messages, initial_prompt: "", initial_prompt_sent: false });
-};
-
-describe("summarizeState", () => {
-  it("counts messages and user messages of a version 1 file", () => {
-    const want = { kind: "valid", messages: 3, userMessages: 1, initialPromptSent: false };
-    expect(summarizeState(state("agent", "user", "agent"))).toEqual(want);
-  });
-
-  it.each([
-    ["", "empty"],
-    ["{not json", "not JSON"],
-    ["[]", "not a JSON object"],
-    ['{"version":2,"messages":[]}', "unsupported version 2"],
-    ['{"messages":[]}', "unsupported version 0"],
-  ])("rejects %j (%s)", (text, reason) => {
-    const summary = summarizeState(text);
-    expect(summary.kind).toBe("invalid");
-    expect(summary.kind === "invalid" && summary.reason).toContain(reason);
-  });
-
-  it("reports a missing file", () => {
-    expect(summarizeState(null)).toEqual({ kind: "missing" });
-  });
-});
 
 describe("judgeStateAfterStop", () => {
   const on = { persistence: true, wasRunning: true };

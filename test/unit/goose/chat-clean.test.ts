@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { summarizeState } from "../../../src/agentapi/state-file.js";
 import { isStatusOnly, removeStatusOnlyMessages } from "../../../src/goose/chat-clean.js";
 import { CONTINUATION_TEXT, decideInterruptedTurn, type TailProbe } from "../../../src/goose/interrupted-turn.js";
 
@@ -94,30 +93,5 @@ describe("decideInterruptedTurn", () => {
     expect(decideInterruptedTurn({ enabled: false, mode: "warm", probe: read("user") }).reason).toContain(
       "waits for input",
     );
-  });
-});
-
-describe("summarizeState rejects what AgentAPI's decoder rejects", () => {
-  const ok = { id: 0, message: "x", role: "agent", time: "2026-11-22T00:00:00Z" };
-  it.each([
-    [{ ...ok, id: "0" }, "id"],
-    [{ ...ok, message: 5 }, "message"],
-    [{ ...ok, role: 1 }, "role"],
-    [{ ...ok, time: "yesterday" }, "time"],
-    [{ ...ok, id: 1.5 }, "id"],
-    ["text", "not an object"],
-  ])("%j (%s)", (message, what) => {
-    const summary = summarizeState(JSON.stringify({ version: 1, messages: [message] }));
-    expect(summary.kind).toBe("invalid");
-    expect(summary.kind === "invalid" && summary.reason).toContain(what);
-  });
-
-  it("accepts AgentAPI's own format with nanosecond times and offsets", () => {
-    const messages = [
-      ["a", "agent", "2026-11-22T10:00:00.123456789Z"],
-      ["b", "user", "2026-11-22T10:00:00+02:00"],
-    ].map(([message, role, time], id) => ({ id, message, role, time }));
-    const text = JSON.stringify({ version: 1, messages, initial_prompt: "", initial_prompt_sent: false });
-    expect(summarizeState(text)).toMatchObject({ kind: "valid", messages: 2, userMessages: 1 });
   });
 });

@@ -4,14 +4,8 @@ import { type AccessInput, buildAccessLists } from "../../../src/settings/access
 // The Host and Origin headers each way into AgentAPI carries, written out as
 // Coder produces them (see the comment at the top of src/settings/access-lists.ts).
 const CODER = "coder.example.com";
-const base: AccessInput = {
-  port: 3284,
-  accessUrl: `https://${CODER}`,
-  subdomain: false,
-  appSlug: "goose",
-  extraHosts: [],
-  extraOrigins: [],
-};
+const none = { proxyUri: undefined, agentName: undefined, extraHosts: [], extraOrigins: [] };
+const base: AccessInput = { port: 3284, accessUrl: `https://${CODER}`, subdomain: false, appSlug: "goose", ...none };
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
 const LOOPBACK_ORIGINS = ["http://localhost:3284", "http://127.0.0.1:3284", "http://[::1]:3284"];
 // vscodeProxyURI (coderd/agentapi/manifest.go) for agent "main", workspace "dev", owner "alice".

@@ -14,19 +14,13 @@ const WILDCARD = "*.apps.example.test";
 
 const app = (agent: string) => ({ owner: "alice", workspace: "dev", agent, slug: "goose" });
 const CODER = "coder.example.test";
+const SUB = "goose--main--dev--alice.apps.example.test";
 
 describe("routeRequest", () => {
   it.each([
+    ["path app, by agent name", CODER, "/@alice/dev.main/apps/goose/chat/embed/", "path", "main", "/chat/embed/"],
     [
-      "a path-based app named by agent name",
-      CODER,
-      "/@alice/dev.main/apps/goose/chat/embed/",
-      "path",
-      "main",
-      "/chat/embed/",
-    ],
-    [
-      "%40 for @, and the query kept",
+      "%40 for @, query kept",
       `${CODER}:8080`,
       "/%40alice/dev.0d5b/apps/goose/events?x=1",
       "path",
@@ -36,22 +30,8 @@ describe("routeRequest", () => {
     ["no agent, app root without its slash", CODER, "/@alice/dev/apps/goose", "path", "", ""],
     ["the agent part splits at the first dot", CODER, "/@alice/dev.main.x/apps/goose/", "path", "main.x", "/"],
     ["any other host still reaches path-based apps", "10.0.0.7", "/@alice/dev.main/apps/goose/", "path", "main", "/"],
-    [
-      "a subdomain app keeps the whole path",
-      "goose--main--dev--alice.apps.example.test",
-      "/chat/embed/",
-      "subdomain",
-      "main",
-      "/chat/embed/",
-    ],
-    [
-      "a subdomain app's host is matched without case or port",
-      "Goose--Dev--Alice.apps.example.test:443",
-      "/",
-      "subdomain",
-      "",
-      "/",
-    ],
+    ["a subdomain app keeps the whole path", SUB, "/chat/embed/", "subdomain", "main", "/chat/embed/"],
+    ["subdomain host, any case or port", "Goose--Dev--Alice.apps.example.test:443", "/", "subdomain", "", "/"],
   ])("%s", (_, host, path, kind, agent, rest) => {
     expect(routeRequest(host, path, WILDCARD)).toEqual({ kind, app: app(agent), rest });
   });
@@ -64,7 +44,7 @@ describe("routeRequest", () => {
   });
 
   it("has no subdomain apps without a wildcard host", () => {
-    expect(routeRequest("goose--main--dev--alice.apps.example.test", "/", null)).toEqual({ kind: "none" });
+    expect(routeRequest(SUB, "/", null)).toEqual({ kind: "none" });
   });
 });
 

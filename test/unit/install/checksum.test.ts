@@ -30,8 +30,10 @@ describe("checkSha256", () => {
   } as const;
 
   it("verifies a download whose digest is the pinned one", () => {
-    const message = `agentapi v0.12.2 from https://m/agentapi verified: SHA-256 ${A} matches agentapi_sha256["amd64"]`;
-    expect(checkSha256({ ...base, expected: A, actual: A })).toEqual({ verified: true, message });
+    expect(checkSha256({ ...base, expected: A, actual: A })).toEqual({
+      verified: true,
+      message: `agentapi v0.12.2 from https://m/agentapi verified: SHA-256 ${A} matches agentapi_sha256["amd64"]`,
+    });
   });
 
   it("refuses another file, naming both digests", () => {

@@ -24,24 +24,23 @@ async function tarball(dir: string, content: Buffer): Promise<string> {
 const env = { PATH: "/usr/bin:/bin" };
 
 describe("extractGoose", () => {
-  /** Unpacks an archive of `content` with this cap, into a new file of a fresh folder. */
-  async function unpack(content: Buffer, maxBytes: number) {
-    const dir = await fresh();
-    const [archive, dest] = [await tarball(dir, content), path.join(dir, ".goose.download")];
-    return { dest, done: extractGoose({ tar: "/usr/bin/tar", archive, dest, source: "the mirror", env, maxBytes }) };
-  }
-
   it("writes the binary to the new file it is given", async () => {
+    const dir = await fresh();
     const content = Buffer.from("#!/bin/sh\necho 'goose 1.47.0'\n");
-    const { dest, done } = await unpack(content, 1024);
-    await done;
+    const archive = await tarball(dir, content);
+    const dest = path.join(dir, ".goose.download");
+    await extractGoose({ tar: "/usr/bin/tar", archive, dest, source: "the mirror", env, maxBytes: 1024 });
     expect(await readFile(dest)).toEqual(content);
   });
 
   it("stops at the size cap and leaves no partial file", async () => {
+    const dir = await fresh();
     // Compresses to almost nothing, as an archive made to fill a disk would.
-    const { dest, done } = await unpack(Buffer.alloc(4 * 1024 * 1024, 0), 1024 * 1024);
-    await expect(done).rejects.toThrow(
+    const archive = await tarball(dir, Buffer.alloc(4 * 1024 * 1024, 0));
+    const dest = path.join(dir, ".goose.download");
+    await expect(
+      extractGoose({ tar: "/usr/bin/tar", archive, dest, source: "the mirror", env, maxBytes: 1024 * 1024 }),
+    ).rejects.toThrow(
       "./goose in the Goose archive from the mirror unpacks to more than 1 MiB, far more than any Goose release; it was deleted.",
     );
     await expect(lstat(dest)).rejects.toThrow(/ENOENT/);

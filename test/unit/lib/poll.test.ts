@@ -28,14 +28,16 @@ describe("pollUntil", () => {
     const check = answersOnCall(Number.POSITIVE_INFINITY);
     let asked = 0;
     const abort = () => (++asked === 2 ? "the process exited" : undefined);
-    const got = await pollUntil(check, { timeoutMs: 60_000, intervalMs: 0, abort });
-    expect(got).toEqual({ aborted: "the process exited" });
+    expect(await pollUntil(check, { timeoutMs: 60_000, intervalMs: 0, abort })).toEqual({
+      aborted: "the process exited",
+    });
     expect(check.calls).toBe(2);
   });
 
   it("prefers a value over an abort in the same round", async () => {
     const check = answersOnCall(1);
-    const got = await pollUntil(check, { timeoutMs: 60_000, intervalMs: 0, abort: () => "gone" });
-    expect(got).toEqual({ value: "done" });
+    expect(await pollUntil(check, { timeoutMs: 60_000, intervalMs: 0, abort: () => "gone" })).toEqual({
+      value: "done",
+    });
   });
 });

@@ -12,70 +12,47 @@ import {
 // comments in support/workspace/app-proxy.ts).
 const WILDCARD = "*.apps.example.test";
 
+const app = (agent: string) => ({ owner: "alice", workspace: "dev", agent, slug: "goose" });
+const CODER = "coder.example.test";
+const SUB = "goose--main--dev--alice.apps.example.test";
+
 describe("routeRequest", () => {
   it.each([
+    ["path app, by agent name", CODER, "/@alice/dev.main/apps/goose/chat/embed/", "path", "main", "/chat/embed/"],
     [
-      "a path-based app named by agent name",
-      "coder.example.test",
-      "/@alice/dev.main/apps/goose/chat/embed/",
-      { kind: "path", app: { owner: "alice", workspace: "dev", agent: "main", slug: "goose" }, rest: "/chat/embed/" },
-    ],
-    [
-      "%40 for @, and the query kept",
-      "coder.example.test:8080",
+      "%40 for @, query kept",
+      `${CODER}:8080`,
       "/%40alice/dev.0d5b/apps/goose/events?x=1",
-      { kind: "path", app: { owner: "alice", workspace: "dev", agent: "0d5b", slug: "goose" }, rest: "/events?x=1" },
+      "path",
+      "0d5b",
+      "/events?x=1",
     ],
-    [
-      "no agent, app root without its slash",
-      "coder.example.test",
-      "/@alice/dev/apps/goose",
-      { kind: "path", app: { owner: "alice", workspace: "dev", agent: "", slug: "goose" }, rest: "" },
-    ],
-    [
-      "the agent part splits at the first dot",
-      "coder.example.test",
-      "/@alice/dev.main.x/apps/goose/",
-      { kind: "path", app: { owner: "alice", workspace: "dev", agent: "main.x", slug: "goose" }, rest: "/" },
-    ],
-    [
-      "any other host still reaches path-based apps",
-      "10.0.0.7",
-      "/@alice/dev.main/apps/goose/",
-      { kind: "path", app: { owner: "alice", workspace: "dev", agent: "main", slug: "goose" }, rest: "/" },
-    ],
-    [
-      "a subdomain app keeps the whole path",
-      "goose--main--dev--alice.apps.example.test",
-      "/chat/embed/",
-      {
-        kind: "subdomain",
-        app: { owner: "alice", workspace: "dev", agent: "main", slug: "goose" },
-        rest: "/chat/embed/",
-      },
-    ],
-    [
-      "a subdomain app's host is matched without case or port",
-      "Goose--Dev--Alice.apps.example.test:443",
-      "/",
-      { kind: "subdomain", app: { owner: "alice", workspace: "dev", agent: "", slug: "goose" }, rest: "/" },
-    ],
-    ["an unparsable subdomain", "goose.apps.example.test", "/", { kind: "none" }],
-    ["the dashboard itself", "coder.example.test", "/workspaces", { kind: "none" }],
-  ])("%s", (_, host, path, want) => {
-    expect(routeRequest(host, path, WILDCARD)).toEqual(want);
+    ["no agent, app root without its slash", CODER, "/@alice/dev/apps/goose", "path", "", ""],
+    ["the agent part splits at the first dot", CODER, "/@alice/dev.main.x/apps/goose/", "path", "main.x", "/"],
+    ["any other host still reaches path-based apps", "10.0.0.7", "/@alice/dev.main/apps/goose/", "path", "main", "/"],
+    ["a subdomain app keeps the whole path", SUB, "/chat/embed/", "subdomain", "main", "/chat/embed/"],
+    ["subdomain host, any case or port", "Goose--Dev--Alice.apps.example.test:443", "/", "subdomain", "", "/"],
+  ])("%s", (_, host, path, kind, agent, rest) => {
+    expect(routeRequest(host, path, WILDCARD)).toEqual({ kind, app: app(agent), rest });
+  });
+
+  it.each([
+    ["an unparsable subdomain", "goose.apps.example.test", "/"],
+    ["the dashboard itself", CODER, "/workspaces"],
+  ])("%s", (_, host, path) => {
+    expect(routeRequest(host, path, WILDCARD)).toEqual({ kind: "none" });
   });
 
   it("has no subdomain apps without a wildcard host", () => {
-    expect(routeRequest("goose--main--dev--alice.apps.example.test", "/", null)).toEqual({ kind: "none" });
+    expect(routeRequest(SUB, "/", null)).toEqual({ kind: "none" });
   });
 });
 
 describe("parseSubdomainApp", () => {
   it.each([
-    ["goose--main--dev--alice", { slug: "goose", agent: "main", workspace: "dev", owner: "alice" }],
-    ["goose--dev--alice", { slug: "goose", agent: "", workspace: "dev", owner: "alice" }],
-    ["pfx---goose--main--dev--alice", { slug: "goose", agent: "main", workspace: "dev", owner: "alice" }],
+    ["goose--main--dev--alice", app("main")],
+    ["goose--dev--alice", app("")],
+    ["pfx---goose--main--dev--alice", app("main")],
     ["goose--alice", null],
     ["a--b--c--d--e", null],
   ])("%s", (subdomain, want) => {
@@ -84,7 +61,7 @@ describe("parseSubdomainApp", () => {
 });
 
 describe("findApp", () => {
-  const app: ProxiedApp = {
+  const known: ProxiedApp = {
     owner: "alice",
     workspace: "dev",
     agentName: "main",
@@ -92,18 +69,18 @@ describe("findApp", () => {
     url: "http://localhost:3284/",
   };
   it.each([
-    ["by agent name", "main", app],
-    ["by agent ID", "0d5b", app],
-    ["the agent part plays no part for a slug", "other", app],
-  ])("%s", (_, agent, want) => {
-    expect(findApp([app], { owner: "alice", workspace: "dev", agent, slug: "goose" })).toEqual(want);
+    ["by agent name", "main"],
+    ["by agent ID", "0d5b"],
+    ["the agent part plays no part for a slug", "other"],
+  ])("%s", (_, agent) => {
+    expect(findApp([known], app(agent))).toEqual(known);
   });
   it.each([
-    ["another owner", { owner: "mallory", workspace: "dev", agent: "main", slug: "goose" }],
-    ["another workspace", { owner: "alice", workspace: "prod", agent: "main", slug: "goose" }],
-    ["another slug", { owner: "alice", workspace: "dev", agent: "main", slug: "goose-cli" }],
-  ])("not %s", (_, address) => {
-    expect(findApp([app], address)).toBeNull();
+    ["another owner", { owner: "mallory" }],
+    ["another workspace", { workspace: "prod" }],
+    ["another slug", { slug: "goose-cli" }],
+  ])("not %s", (_, other) => {
+    expect(findApp([known], { ...app("main"), ...other })).toBeNull();
   });
 });
 
@@ -129,12 +106,12 @@ describe("responseHeaders", () => {
 
 describe("requestHeaders", () => {
   it("keeps the browser's Host and adds the client to X-Forwarded-For", () => {
-    expect(
-      requestHeaders(
-        { host: "coder.example.test", "proxy-connection": "keep-alive", origin: "http://coder.example.test" },
-        "127.0.0.1",
-      ),
-    ).toEqual({ host: "coder.example.test", origin: "http://coder.example.test", "x-forwarded-for": "127.0.0.1" });
+    const browser = { host: CODER, "proxy-connection": "keep-alive", origin: `http://${CODER}` };
+    expect(requestHeaders(browser, "127.0.0.1")).toEqual({
+      host: CODER,
+      origin: `http://${CODER}`,
+      "x-forwarded-for": "127.0.0.1",
+    });
     expect(requestHeaders({ host: "h", "x-forwarded-for": "10.0.0.1" }, "127.0.0.1")["x-forwarded-for"]).toBe(
       "10.0.0.1, 127.0.0.1",
     );

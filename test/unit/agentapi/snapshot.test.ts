@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { buildSnapshot, type ChatMessage, TRUNCATION_MARKER, tailStart } from "../../../src/agentapi/snapshot.js";
 
-const message = (id: number, content: string): ChatMessage => ({
-  id,
-  content,
-  role: id % 2 ? "user" : "agent",
-  time: "2026-11-22T10:00:00Z",
-});
+const message = (id: number, content: string): ChatMessage => {
+  return { id, content, role: id % 2 ? "user" : "agent", time: "2026-11-22T10:00:00Z" };
+};
 const size = (payload: string) => Buffer.byteLength(payload, "utf8");
+const LIMIT = 64 * 1024;
 
 describe("buildSnapshot", () => {
   it("keeps a short conversation whole", () => {
@@ -24,31 +22,27 @@ describe("buildSnapshot", () => {
   });
 
   it("drops the oldest messages to fit 64 KiB", () => {
-    const messages = Array.from({ length: 10 }, (_, i) => message(i, "x".repeat(10_000)));
-    const snapshot = buildSnapshot(messages);
-    const parsed = JSON.parse(snapshot.payload);
-    expect(size(snapshot.payload)).toBeLessThanOrEqual(64 * 1024);
-    expect(parsed.messages.at(-1).id).toBe(9);
-    expect(parsed.messages.length).toBe(6);
+    const snapshot = buildSnapshot(Array.from({ length: 10 }, (_, i) => message(i, "x".repeat(10_000))));
+    expect(size(snapshot.payload)).toBeLessThanOrEqual(LIMIT);
+    expect(JSON.parse(snapshot.payload).messages.map((m: ChatMessage) => m.id)).toEqual([4, 5, 6, 7, 8, 9]);
   });
 
   it("keeps the tail of one huge message behind a marker", () => {
-    const huge = `${"a".repeat(200_000)}THE END`;
-    const snapshot = buildSnapshot([message(0, "before"), message(1, huge)]);
-    const parsed = JSON.parse(snapshot.payload);
-    expect(size(snapshot.payload)).toBeLessThanOrEqual(64 * 1024);
-    expect(snapshot.truncated).toBe(true);
-    expect(parsed.messages).toHaveLength(1);
-    expect(parsed.messages[0].content.startsWith(TRUNCATION_MARKER)).toBe(true);
-    expect(parsed.messages[0].content.endsWith("THE END")).toBe(true);
+    const snapshot = buildSnapshot([message(0, "before"), message(1, `${"a".repeat(200_000)}THE END`)]);
+    const { messages } = JSON.parse(snapshot.payload);
+    expect(size(snapshot.payload)).toBeLessThanOrEqual(LIMIT);
     expect(size(snapshot.payload)).toBeGreaterThan(60 * 1024);
+    expect(snapshot.truncated).toBe(true);
+    expect(messages).toHaveLength(1);
+    expect(messages[0].content.startsWith(TRUNCATION_MARKER)).toBe(true);
+    expect(messages[0].content.endsWith("THE END")).toBe(true);
   });
 
   it("fits content that JSON escaping inflates, without splitting characters", () => {
     const nasty = '\u0001"\\\n😀'.repeat(30_000);
     const snapshot = buildSnapshot([message(0, nasty)]);
     const content: string = JSON.parse(snapshot.payload).messages[0].content;
-    expect(size(snapshot.payload)).toBeLessThanOrEqual(64 * 1024);
+    expect(size(snapshot.payload)).toBeLessThanOrEqual(LIMIT);
     expect(content.endsWith("😀")).toBe(true);
     expect(content).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });
@@ -79,24 +73,8 @@ function referenceSnapshot(messages: ChatMessage[], maxMessages: number, maxByte
   return JSON.stringify(fitted(low));
 }
 
-const HOSTILE = [
-  '"',
-  "\\",
-  "\n",
-  "\t",
-  "\u0000",
-  "\u001f",
-  "\u007f",
-  "é",
-  "€",
-  "\u2028",
-  "😀",
-  "\ud800",
-  "\udc00",
-  "a",
-  "</script>",
-  "\r\n",
-];
+const ESCAPED_OR_WIDE = ['"', "\\", "\n", "\t", "\u0000", "\u001f", "\u007f", "é", "€", "\u2028", "😀"];
+const HOSTILE = [...ESCAPED_OR_WIDE, "\ud800", "\udc00", "a", "</script>", "\r\n"];
 
 /** A deterministic pseudo-random string of hostile pieces, including lone and reversed surrogates. */
 function hostileText(seed: number, length: number): string {
@@ -151,13 +129,15 @@ describe("tailStart", () => {
 });
 
 describe("buildSnapshot limits", () => {
+  const snap = (messages: ChatMessage[], maxBytes: number) =>
+    buildSnapshot(messages, { maxMessages: 10, maxBytes }).payload;
   it("never exceeds the limit for hostile content, and matches the earlier output exactly", () => {
     for (let seed = 1; seed <= 30; seed++) {
       for (const maxBytes of [400, 1000, 4096]) {
         const messages = [message(0, hostileText(seed, 50)), message(1, hostileText(seed + 1000, 2000))];
-        const snapshot = buildSnapshot(messages, { maxMessages: 10, maxBytes });
-        expect(size(snapshot.payload)).toBeLessThanOrEqual(maxBytes);
-        expect(snapshot.payload).toBe(referenceSnapshot(messages, 10, maxBytes));
+        const payload = snap(messages, maxBytes);
+        expect(size(payload)).toBeLessThanOrEqual(maxBytes);
+        expect(payload).toBe(referenceSnapshot(messages, 10, maxBytes));
       }
     }
   });
@@ -165,9 +145,7 @@ describe("buildSnapshot limits", () => {
   it("matches the earlier output when dropping whole messages", () => {
     for (const maxBytes of [100, 150, 300, 10_000]) {
       const messages = Array.from({ length: 12 }, (_, i) => message(i, hostileText(i + 7, 10)));
-      expect(buildSnapshot(messages, { maxMessages: 10, maxBytes }).payload).toBe(
-        referenceSnapshot(messages, 10, maxBytes),
-      );
+      expect(snap(messages, maxBytes)).toBe(referenceSnapshot(messages, 10, maxBytes));
     }
   });
 
@@ -177,17 +155,15 @@ describe("buildSnapshot limits", () => {
         const messages = Array.from({ length: 6 }, (_, i) =>
           message(i, i === at ? hostileText(i + 1, maxBytes * 2) : hostileText(i + 50, 20)),
         );
-        expect(buildSnapshot(messages, { maxMessages: 10, maxBytes }).payload).toBe(
-          referenceSnapshot(messages, 10, maxBytes),
-        );
+        expect(snap(messages, maxBytes)).toBe(referenceSnapshot(messages, 10, maxBytes));
       }
     }
   });
 
   it("returns the marker alone, as before, when even that does not fit", () => {
-    const snapshot = buildSnapshot([message(0, "x".repeat(1000))], { maxMessages: 10, maxBytes: 50 });
-    expect(JSON.parse(snapshot.payload).messages[0].content).toBe(TRUNCATION_MARKER);
-    expect(snapshot.payload).toBe(referenceSnapshot([message(0, "x".repeat(1000))], 10, 50));
+    const messages = [message(0, "x".repeat(1000))];
+    expect(JSON.parse(snap(messages, 50)).messages[0].content).toBe(TRUNCATION_MARKER);
+    expect(snap(messages, 50)).toBe(referenceSnapshot(messages, 10, 50));
   });
 
   it("handles a 5-million-character message", () => {
@@ -195,8 +171,8 @@ describe("buildSnapshot limits", () => {
     const snapshot = buildSnapshot([message(0, "before"), message(1, huge)]);
     const content: string = JSON.parse(snapshot.payload).messages[0].content;
     expect(snapshot).toMatchObject({ kept: 1, truncated: true });
-    expect(size(snapshot.payload)).toBeLessThanOrEqual(64 * 1024);
-    expect(size(snapshot.payload)).toBeGreaterThan(64 * 1024 - 12);
+    expect(size(snapshot.payload)).toBeLessThanOrEqual(LIMIT);
+    expect(size(snapshot.payload)).toBeGreaterThan(LIMIT - 12);
     expect(content.startsWith(TRUNCATION_MARKER)).toBe(true);
     expect(huge.endsWith(content.slice(TRUNCATION_MARKER.length))).toBe(true);
     expect(content.endsWith("😀THE END")).toBe(true);

@@ -94,6 +94,37 @@ describe("summarizeState accepts exactly what AgentAPI's decoder accepts", () =>
     expect(summarizeState(text)).toEqual({ kind: "valid", messages: 3, userMessages: 2, initialPromptSent: true });
   });
 
+  it("counts messages and user messages, in AgentAPI's own format with nanosecond times and offsets", () => {
+    const times = ["2026-11-22T10:00:00.123456789Z", "2026-11-22T10:00:00+02:00", "2026-11-22T00:00:00Z"];
+    const messages = ["agent", "user", "agent"].map((role, id) => ({ id, message: "x", role, time: times[id] }));
+    const text = JSON.stringify({ version: 1, messages, initial_prompt: "", initial_prompt_sent: false });
+    expect(summarizeState(text)).toEqual({ kind: "valid", messages: 3, userMessages: 1, initialPromptSent: false });
+  });
+
+  it("reports a missing file", () => {
+    expect(summarizeState(null)).toEqual({ kind: "missing" });
+  });
+
+  const ok = { id: 0, message: "x", role: "agent", time: "2026-11-22T00:00:00Z" };
+  const one = (message: unknown) => JSON.stringify({ version: 1, messages: [message] });
+  it.each([
+    ["", "empty"],
+    ["{not json", "not JSON"],
+    ["[]", "not a JSON object"],
+    ['{"version":2,"messages":[]}', "unsupported version 2"],
+    ['{"messages":[]}', "unsupported version 0"],
+    [one({ ...ok, id: "0" }), "id"],
+    [one({ ...ok, message: 5 }), "message"],
+    [one({ ...ok, role: 1 }), "role"],
+    [one({ ...ok, time: "yesterday" }), "time"],
+    [one({ ...ok, id: 1.5 }), "id"],
+    [one("text"), "not an object"],
+  ])("refuses %j, naming why (%s)", (text, reason) => {
+    const summary = summarizeState(text);
+    expect(summary.kind).toBe("invalid");
+    expect(summary.kind === "invalid" && summary.reason).toContain(reason);
+  });
+
   it("names what AgentAPI would refuse", () => {
     expect(summarizeState(at("2026-02-30T00:00:00Z"))).toEqual({
       kind: "invalid",

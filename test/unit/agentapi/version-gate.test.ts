@@ -17,24 +17,12 @@ describe("parseVersionOutput", () => {
 });
 
 describe("gateOnVersion", () => {
-  it("enables persistence for 0.12.0, the first version that has it", () => {
-    expect(gateOnVersion(true, "agentapi version 0.12.0")).toMatchObject({
-      kind: "decided",
-      enabled: true,
-      version: "0.12.0",
-    });
-  });
-
-  it("enables persistence for 0.12.1", () => {
-    expect(gateOnVersion(true, "agentapi version 0.12.1")).toMatchObject({ kind: "decided", enabled: true });
-  });
-
-  it("accepts a v-prefixed version", () => {
-    expect(gateOnVersion(true, "agentapi version v0.12.1")).toMatchObject({
-      kind: "decided",
-      enabled: true,
-      version: "0.12.1",
-    });
+  it.each([
+    ["0.12.0, the first version that has it", "agentapi version 0.12.0", "0.12.0"],
+    ["0.12.1", "agentapi version 0.12.1", "0.12.1"],
+    ["a v-prefixed version", "agentapi version v0.12.1", "0.12.1"],
+  ])("enables persistence for %s", (_, output, version) => {
+    expect(gateOnVersion(true, output)).toMatchObject({ kind: "decided", enabled: true, version });
   });
 
   it("disables persistence for 0.11.8 with one warning that names the version and the fix", () => {
@@ -49,12 +37,11 @@ describe("gateOnVersion", () => {
     expect(gateOnVersion(true, "agentapi version 0.12.0-rc.1")).toMatchObject({ enabled: false });
   });
 
-  it("asks for a help probe when the version is not semver", () => {
-    expect(gateOnVersion(true, "agentapi version custom-build")).toMatchObject({ kind: "probe-help" });
-  });
-
-  it("asks for a help probe when the binary printed nothing or is missing", () => {
-    expect(gateOnVersion(true, null)).toMatchObject({ kind: "probe-help" });
+  it.each([
+    ["the version is not semver", "agentapi version custom-build"],
+    ["the binary printed nothing or is missing", null],
+  ])("asks for a help probe when %s", (_, output) => {
+    expect(gateOnVersion(true, output)).toMatchObject({ kind: "probe-help" });
   });
 
   it("stays off without a warning when persistence is not requested", () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { summarizeState } from "../../../src/agentapi/state-file.js";
 import { isStatusOnly, removeStatusOnlyMessages } from "../../../src/goose/chat-clean.js";
 import { CONTINUATION_TEXT, decideInterruptedTurn, type TailProbe } from "../../../src/goose/interrupted-turn.js";
 
@@ -26,21 +25,17 @@ describe("isStatusOnly", () => {
 
 describe("removeStatusOnlyMessages", () => {
   const at = "2026-11-22T10:00:00.000000001Z";
-  const state = (messages: Array<[string, string]>, extra: Record<string, unknown> = {}) =>
+  const [a, u] = [(m: string) => ["agent", m], (m: string) => ["user", m]];
+  const state = (...messages: string[][]) =>
     JSON.stringify({
       version: 1,
       messages: messages.map(([role, message], id) => ({ id, message, role, time: at })),
       initial_prompt: "p",
       initial_prompt_sent: true,
-      ...extra,
     });
 
   it("removes a trailing spinner-only agent message and keeps everything else as it was", () => {
-    const text = state([
-      ["agent", "banner"],
-      ["user", "do it"],
-      ["agent", `${SPINNER}\n${STEER}`],
-    ]);
+    const text = state(a("banner"), u("do it"), a(`${SPINNER}\n${STEER}`));
     const cleaned = removeStatusOnlyMessages(text);
     expect(cleaned?.removed).toBe(1);
     const parsed = JSON.parse(cleaned!.text);
@@ -50,44 +45,18 @@ describe("removeStatusOnlyMessages", () => {
   });
 
   it("renumbers positional ids so the next message cannot collide", () => {
-    const cleaned = removeStatusOnlyMessages(
-      state([
-        ["agent", "banner"],
-        ["agent", SPINNER],
-        ["user", "again"],
-        ["agent", "reply"],
-      ]),
-    );
-    expect(JSON.parse(cleaned!.text).messages.map((m: { id: number; message: string }) => [m.id, m.message])).toEqual([
-      [0, "banner"],
-      [1, "again"],
-      [2, "reply"],
-    ]);
+    const cleaned = removeStatusOnlyMessages(state(a("banner"), a(SPINNER), u("again"), a("reply")));
+    const ids = JSON.parse(cleaned!.text).messages.map((m: { id: number; message: string }) => `${m.id} ${m.message}`);
+    expect(ids).toEqual(["0 banner", "1 again", "2 reply"]);
   });
 
-  it("never removes user messages, even ones that look like a spinner", () => {
-    expect(
-      removeStatusOnlyMessages(
-        state([
-          ["user", SPINNER],
-          ["agent", "reply"],
-        ]),
-      ),
-    ).toBeNull();
-  });
-
-  it("returns null (write nothing) for a clean chat or a file that is not a state file", () => {
-    expect(
-      removeStatusOnlyMessages(
-        state([
-          ["agent", "banner"],
-          ["user", "hi"],
-          ["agent", "reply"],
-        ]),
-      ),
-    ).toBeNull();
-    expect(removeStatusOnlyMessages("{not json")).toBeNull();
-    expect(removeStatusOnlyMessages("[]")).toBeNull();
+  it.each([
+    ["user messages, even ones that look like a spinner", state(u(SPINNER), a("reply"))],
+    ["a clean chat", state(a("banner"), u("hi"), a("reply"))],
+    ["a file that is not a state file", "{not json"],
+    ["a file that is not a state file", "[]"],
+  ])("never removes (returns null, writes nothing) from %s", (_name, text) => {
+    expect(removeStatusOnlyMessages(text)).toBeNull();
   });
 });
 
@@ -124,34 +93,5 @@ describe("decideInterruptedTurn", () => {
     expect(decideInterruptedTurn({ enabled: false, mode: "warm", probe: read("user") }).reason).toContain(
       "waits for input",
     );
-  });
-});
-
-describe("summarizeState rejects what AgentAPI's decoder rejects", () => {
-  const file = (message: unknown) => JSON.stringify({ version: 1, messages: [message] });
-  it.each([
-    [{ id: "0", message: "x", role: "agent", time: "2026-11-22T00:00:00Z" }, "id"],
-    [{ id: 0, message: 5, role: "agent", time: "2026-11-22T00:00:00Z" }, "message"],
-    [{ id: 0, message: "x", role: 1, time: "2026-11-22T00:00:00Z" }, "role"],
-    [{ id: 0, message: "x", role: "agent", time: "yesterday" }, "time"],
-    [{ id: 1.5, message: "x", role: "agent", time: "2026-11-22T00:00:00Z" }, "id"],
-    ["text", "not an object"],
-  ])("%j (%s)", (message, what) => {
-    const summary = summarizeState(file(message));
-    expect(summary.kind).toBe("invalid");
-    expect(summary.kind === "invalid" && summary.reason).toContain(what);
-  });
-
-  it("accepts AgentAPI's own format with nanosecond times and offsets", () => {
-    const text = JSON.stringify({
-      version: 1,
-      messages: [
-        { id: 0, message: "a", role: "agent", time: "2026-11-22T10:00:00.123456789Z" },
-        { id: 1, message: "b", role: "user", time: "2026-11-22T10:00:00+02:00" },
-      ],
-      initial_prompt: "",
-      initial_prompt_sent: false,
-    });
-    expect(summarizeState(text)).toMatchObject({ kind: "valid", messages: 2, userMessages: 1 });
   });
 });

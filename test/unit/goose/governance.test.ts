@@ -11,32 +11,22 @@ describe("gatewayEnv", () => {
     expect(gatewayEnv("anthropic", { ...on(""), enabled: false }, { [TOKEN_ENV]: "t" })).toBeNull();
   });
 
+  const BRIDGE = "https://coder.example.com/api/v2/aibridge";
   it.each([
-    [
-      "anthropic",
-      "https://coder.example.com/api/v2/aibridge/anthropic",
-      {
-        ANTHROPIC_HOST: "https://coder.example.com/api/v2/aibridge/anthropic",
-        ANTHROPIC_API_KEY: "session-token",
-      },
-    ],
+    ["anthropic", { ANTHROPIC_HOST: `${BRIDGE}/anthropic`, ANTHROPIC_API_KEY: "session-token" }],
     [
       "openai",
-      "https://coder.example.com/api/v2/aibridge/openai",
-      {
-        OPENAI_HOST: "https://coder.example.com/api/v2/aibridge/openai",
-        OPENAI_BASE_PATH: "v1/chat/completions",
-        OPENAI_API_KEY: "session-token",
-      },
+      { OPENAI_HOST: `${BRIDGE}/openai`, OPENAI_BASE_PATH: "v1/chat/completions", OPENAI_API_KEY: "session-token" },
     ],
-  ])("points %s at the gateway with the session token as its key", (provider, url, want) => {
-    expect(gatewayEnv(provider, on(url), { [TOKEN_ENV]: "session-token" })).toEqual(want);
+  ])("points %s at the gateway with the session token as its key", (provider, want) => {
+    expect(gatewayEnv(provider, on(`${BRIDGE}/${provider}`), { [TOKEN_ENV]: "session-token" })).toEqual(want);
   });
 
   it.each([undefined, "", "  "])("fails, naming the variable and never a value, when the token is %j", (token) => {
     const env = token === undefined ? {} : { [TOKEN_ENV]: token };
-    expect(() => gatewayEnv("openai", on("https://c/api/v2/aibridge/openai"), env)).toThrow(StepError);
-    expect(() => gatewayEnv("openai", on("https://c/api/v2/aibridge/openai"), env)).toThrow(TOKEN_ENV);
+    const call = () => gatewayEnv("openai", on("https://c/api/v2/aibridge/openai"), env);
+    expect(call).toThrow(StepError);
+    expect(call).toThrow(TOKEN_ENV);
   });
 
   it("refuses a provider the gateway does not serve, naming the two it does", () => {
@@ -45,28 +35,19 @@ describe("gatewayEnv", () => {
 });
 
 describe("buildLaunchEnv with the gateway", () => {
-  const base = {
-    chatBasePath: "",
-    persistence: null,
-    allowedHosts: ["localhost"],
-    allowedOrigins: [],
-    provider: "anthropic",
-    model: "m",
-    mode: "auto" as const,
-    pathPrefix: [],
-  };
+  const base = { chatBasePath: "", persistence: null, allowedHosts: ["localhost"], allowedOrigins: [], pathPrefix: [] };
+  const opts = { ...base, provider: "anthropic", model: "m", mode: "auto" as const };
 
   it("replaces the template's own key and host, so the gateway wins", () => {
-    const env = buildLaunchEnv(
-      { PATH: "/bin", ANTHROPIC_API_KEY: "sk-template", ANTHROPIC_HOST: "https://api.anthropic.com" },
-      { ...base, gateway: { ANTHROPIC_HOST: "https://c/api/v2/aibridge/anthropic", ANTHROPIC_API_KEY: "tok" } },
-    );
+    const own = { PATH: "/bin", ANTHROPIC_API_KEY: "sk-template", ANTHROPIC_HOST: "https://api.anthropic.com" };
+    const gateway = { ANTHROPIC_HOST: "https://c/api/v2/aibridge/anthropic", ANTHROPIC_API_KEY: "tok" };
+    const env = buildLaunchEnv(own, { ...opts, gateway });
     expect(env.ANTHROPIC_API_KEY).toBe("tok");
     expect(env.ANTHROPIC_HOST).toBe("https://c/api/v2/aibridge/anthropic");
   });
 
   it("leaves the template's provider variables alone without the gateway", () => {
-    const env = buildLaunchEnv({ PATH: "/bin", ANTHROPIC_API_KEY: "sk-template" }, { ...base, gateway: null });
+    const env = buildLaunchEnv({ PATH: "/bin", ANTHROPIC_API_KEY: "sk-template" }, { ...opts, gateway: null });
     expect(env.ANTHROPIC_API_KEY).toBe("sk-template");
     expect(env.ANTHROPIC_HOST).toBeUndefined();
   });
@@ -74,29 +55,15 @@ describe("buildLaunchEnv with the gateway", () => {
 
 describe("expandHome", () => {
   it("expands the agent-firewall module's $HOME paths, as a shell would", () => {
-    expect(
-      expandHome(
-        [
-          "$HOME/.coder-modules/coder/agent-firewall/scripts/agent-firewall-wrapper.sh",
-          "--config=$HOME/.coder-modules/coder/agent-firewall/config/config.yaml",
-          "--",
-        ],
-        "/home/u",
-      ),
-    ).toEqual([
-      "/home/u/.coder-modules/coder/agent-firewall/scripts/agent-firewall-wrapper.sh",
-      "--config=/home/u/.coder-modules/coder/agent-firewall/config/config.yaml",
-      "--",
-    ]);
+    const fw = ".coder-modules/coder/agent-firewall";
+    const args = [`$HOME/${fw}/scripts/agent-firewall-wrapper.sh`, `--config=$HOME/${fw}/config/config.yaml`, "--"];
+    const want = [`/home/u/${fw}/scripts/agent-firewall-wrapper.sh`, `--config=/home/u/${fw}/config/config.yaml`, "--"];
+    expect(expandHome(args, "/home/u")).toEqual(want);
   });
 
   it("expands ${HOME} and leaves other variables and longer names alone", () => {
-    expect(expandHome(["${HOME}/fw", "$HOMEDIR/x", "$USER", "a$HOME"], "/h")).toEqual([
-      "/h/fw",
-      "$HOMEDIR/x",
-      "$USER",
-      "a/h",
-    ]);
+    const want = ["/h/fw", "$HOMEDIR/x", "$USER", "a/h"];
+    expect(expandHome(["${HOME}/fw", "$HOMEDIR/x", "$USER", "a$HOME"], "/h")).toEqual(want);
   });
 
   it("takes the home folder literally, even with $ patterns in it", () => {
@@ -106,21 +73,15 @@ describe("expandHome", () => {
 
 describe("buildAgentapiArgs with a firewall", () => {
   it("puts the firewall's command between AgentAPI's -- and Goose, so only Goose runs inside it", () => {
+    const prefix = ["/fw/wrapper.sh", "--config=/fw/c.yaml", "--"];
     const args = buildAgentapiArgs({
       port: 4000,
       persistence: null,
       goose: "/bin/goose",
       gooseArgs: ["session"],
-      prefix: ["/fw/wrapper.sh", "--config=/fw/c.yaml", "--"],
+      prefix,
     });
-    expect(args.slice(args.indexOf("--"))).toEqual([
-      "--",
-      "/fw/wrapper.sh",
-      "--config=/fw/c.yaml",
-      "--",
-      "/bin/goose",
-      "session",
-    ]);
+    expect(args.slice(args.indexOf("--"))).toEqual(["--", ...prefix, "/bin/goose", "session"]);
     expect(args.slice(0, args.indexOf("--"))).toEqual(["server", "--type", "goose", "--port", "4000"]);
   });
 });

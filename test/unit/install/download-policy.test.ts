@@ -58,38 +58,22 @@ describe("gooseMember", () => {
 });
 
 describe("minimalEnv", () => {
-  const workspace = {
-    PATH: "/usr/bin:/bin",
-    HOME: "/home/coder",
-    USER: "coder",
-    LANG: "C.UTF-8",
-    LC_ALL: "C.UTF-8",
-    HTTPS_PROXY: "http://proxy:3128",
-    no_proxy: "localhost",
-    SSL_CERT_FILE: "/etc/ssl/corp.pem",
-    CODER: "true",
-    CODER_AGENT_TOKEN: "secret-token",
-    CODER_AGENT_URL: "https://coder.example.com",
-    CODER_WORKSPACE_NAME: "ws",
-    ANTHROPIC_API_KEY: "sk-secret",
-    GITHUB_TOKEN: "ghp-secret",
-    BASH_ENV: "/home/coder/.bashrc",
-    ENV: "/home/coder/.shrc",
-  };
+  // kept and net pass unchanged; coder, secrets and the shells' startup files must not.
+  const kept = { PATH: "/usr/bin:/bin", HOME: "/home/coder", USER: "coder", LANG: "C.UTF-8", LC_ALL: "C.UTF-8" };
+  const net = { HTTPS_PROXY: "http://proxy:3128", no_proxy: "localhost", SSL_CERT_FILE: "/etc/ssl/corp.pem" };
+  const coder = { CODER: "true", CODER_AGENT_TOKEN: "secret-token", CODER_AGENT_URL: "https://coder.example.com" };
+  const secrets = { CODER_WORKSPACE_NAME: "ws", ANTHROPIC_API_KEY: "sk-secret", GITHUB_TOKEN: "ghp-secret" };
+  const startup = { BASH_ENV: "/home/coder/.bashrc", ENV: "/home/coder/.shrc" };
 
-  it("passes what finds tools and reaches the network (upper-case proxies in lower case too, for curl), and nothing of Coder's or the user's secrets", () => {
-    expect(minimalEnv({ ...workspace, NO_PROXY: "example.com" }, { GOOSE_VERSION: "v1.47.0" })).toEqual({
-      PATH: "/usr/bin:/bin",
-      HOME: "/home/coder",
-      USER: "coder",
-      LANG: "C.UTF-8",
-      LC_ALL: "C.UTF-8",
-      HTTPS_PROXY: "http://proxy:3128",
+  it("passes what finds tools and reaches the network (proxies in lower case too, for curl), no Coder or user secret", () => {
+    const workspace = { ...kept, ...net, ...coder, ...secrets, ...startup, NO_PROXY: "example.com" };
+    const want = {
+      ...kept,
+      ...net,
       https_proxy: "http://proxy:3128",
-      no_proxy: "localhost",
       NO_PROXY: "example.com",
-      SSL_CERT_FILE: "/etc/ssl/corp.pem",
       GOOSE_VERSION: "v1.47.0",
-    });
+    };
+    expect(minimalEnv(workspace, { GOOSE_VERSION: "v1.47.0" })).toEqual(want);
   });
 });

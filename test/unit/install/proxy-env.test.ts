@@ -4,6 +4,8 @@ import { bypassesProxy, proxyFor } from "../../../src/install/proxy-env.js";
 // Rows marked "curl" were checked against curl 7.88 (`curl -v` names the
 // proxy it uses); the others are where the module deliberately differs.
 
+const [GH, MIRROR, UP, LOW] = ["https://github.com/x", "http://mirror.internal/x", "http://up:3128", "http://low:3128"];
+
 describe("proxyFor", () => {
   const proxy = (url: string, env: NodeJS.ProcessEnv) => {
     const choice = proxyFor(new URL(url), env);
@@ -12,41 +14,33 @@ describe("proxyFor", () => {
 
   it.each([
     // curl: https:// reads https_proxy first, then HTTPS_PROXY.
-    [
-      "https://github.com/x",
-      { https_proxy: "http://low:3128", HTTPS_PROXY: "http://up:3128" },
-      "http://low:3128/ from https_proxy",
-    ],
-    ["https://github.com/x", { HTTPS_PROXY: "http://up:3128" }, "http://up:3128/ from HTTPS_PROXY"],
+    [GH, { https_proxy: LOW, HTTPS_PROXY: UP }, `${LOW}/ from https_proxy`],
+    [GH, { HTTPS_PROXY: UP }, `${UP}/ from HTTPS_PROXY`],
     // curl: an http:// target does not use the https proxy, and the reverse.
-    ["http://mirror.internal/x", { HTTPS_PROXY: "http://up:3128" }, null],
-    ["https://github.com/x", { http_proxy: "http://low:3128" }, null],
-    ["http://mirror.internal/x", { http_proxy: "http://low:3128" }, "http://low:3128/ from http_proxy"],
+    [MIRROR, { HTTPS_PROXY: UP }, null],
+    [GH, { http_proxy: LOW }, null],
+    [MIRROR, { http_proxy: LOW }, `${LOW}/ from http_proxy`],
     // curl ignores HTTP_PROXY (httpoxy); a coder_script is no CGI program, so the module reads it.
-    ["http://mirror.internal/x", { HTTP_PROXY: "http://up:3128" }, "http://up:3128/ from HTTP_PROXY"],
+    [MIRROR, { HTTP_PROXY: UP }, `${UP}/ from HTTP_PROXY`],
     // curl: no scheme means http://, no port means 1080.
-    ["https://github.com/x", { https_proxy: "proxy.corp" }, "http://proxy.corp:1080/ from https_proxy"],
-    ["https://github.com/x", { https_proxy: "proxy.corp:8080" }, "http://proxy.corp:8080/ from https_proxy"],
+    [GH, { https_proxy: "proxy.corp" }, "http://proxy.corp:1080/ from https_proxy"],
+    [GH, { https_proxy: "proxy.corp:8080" }, "http://proxy.corp:8080/ from https_proxy"],
     // An empty variable counts as unset.
-    ["https://github.com/x", { https_proxy: "", HTTPS_PROXY: "http://up:3128" }, "http://up:3128/ from HTTPS_PROXY"],
+    [GH, { https_proxy: "", HTTPS_PROXY: UP }, `${UP}/ from HTTPS_PROXY`],
     // no_proxy wins over NO_PROXY, and exempts a host from either proxy.
-    ["https://github.com/x", { HTTPS_PROXY: "http://up:3128", no_proxy: "github.com", NO_PROXY: "" }, null],
-    [
-      "https://github.com/x",
-      { HTTPS_PROXY: "http://up:3128", no_proxy: "example.com", NO_PROXY: "github.com" },
-      "http://up:3128/ from HTTPS_PROXY",
-    ],
-    ["https://github.com/x", { HTTPS_PROXY: "http://up:3128", NO_PROXY: "github.com" }, null],
+    [GH, { HTTPS_PROXY: UP, no_proxy: "github.com", NO_PROXY: "" }, null],
+    [GH, { HTTPS_PROXY: UP, no_proxy: "example.com", NO_PROXY: "github.com" }, `${UP}/ from HTTPS_PROXY`],
+    [GH, { HTTPS_PROXY: UP, NO_PROXY: "github.com" }, null],
     // curl: loopback is proxied unless no_proxy says otherwise.
-    ["http://127.0.0.1:8080/x", { http_proxy: "http://low:3128" }, "http://low:3128/ from http_proxy"],
+    ["http://127.0.0.1:8080/x", { http_proxy: LOW }, `${LOW}/ from http_proxy`],
     // file:// never goes through a proxy.
-    ["file:///srv/mirror/x", { http_proxy: "http://low:3128", https_proxy: "http://low:3128" }, null],
+    ["file:///srv/mirror/x", { http_proxy: LOW, https_proxy: LOW }, null],
   ] as const)("%s with %j: %s", (url, env, expected) => {
     expect(proxy(url, env)).toBe(expected);
   });
 
   it("keeps the proxy's credentials for its Proxy-Authorization", () => {
-    const choice = proxyFor(new URL("https://github.com/x"), { https_proxy: "http://user:p%40ss@proxy:3128" });
+    const choice = proxyFor(new URL(GH), { https_proxy: "http://user:p%40ss@proxy:3128" });
     expect(choice?.proxy.username).toBe("user");
     expect(choice?.proxy.password).toBe("p%40ss");
   });
@@ -56,7 +50,7 @@ describe("proxyFor", () => {
     ["https://proxy:443", /https:\/\/ proxy; .*Set HTTPS_PROXY to http:\/\/HOST:PORT/],
     ["http://[bad", /HTTPS_PROXY is not a proxy URL/],
   ])("refuses the proxy %s with a message naming the variable", (value, message) => {
-    expect(() => proxyFor(new URL("https://github.com/x"), { HTTPS_PROXY: value })).toThrow(message);
+    expect(() => proxyFor(new URL(GH), { HTTPS_PROXY: value })).toThrow(message);
   });
 });
 

@@ -30,19 +30,17 @@ describe("releaseArch", () => {
 });
 
 describe("release asset URLs", () => {
+  const [A, G] = [
+    "https://github.com/coder/agentapi/releases/download",
+    "https://github.com/aaif-goose/goose/releases/download",
+  ];
   it.each([
-    [
-      agentapiAssetUrl("https://github.com/coder/agentapi/releases/download", "v0.12.2", "amd64"),
-      "https://github.com/coder/agentapi/releases/download/v0.12.2/agentapi-linux-amd64",
-    ],
+    [agentapiAssetUrl(A, "v0.12.2", "amd64"), `${A}/v0.12.2/agentapi-linux-amd64`],
     [
       agentapiAssetUrl("http://127.0.0.1:9/mirror//", "v0.12.2", "arm64"),
       "http://127.0.0.1:9/mirror/v0.12.2/agentapi-linux-arm64",
     ],
-    [
-      gooseAssetUrl("https://github.com/aaif-goose/goose/releases/download", "1.47.0", "amd64"),
-      "https://github.com/aaif-goose/goose/releases/download/v1.47.0/goose-x86_64-unknown-linux-gnu.tar.bz2",
-    ],
+    [gooseAssetUrl(G, "1.47.0", "amd64"), `${G}/v1.47.0/goose-x86_64-unknown-linux-gnu.tar.bz2`],
     [
       gooseAssetUrl("file:///srv/goose", "v1.47.0", "arm64"),
       "file:///srv/goose/v1.47.0/goose-aarch64-unknown-linux-gnu.tar.bz2",

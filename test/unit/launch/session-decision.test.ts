@@ -3,19 +3,17 @@ import type { StateSummary } from "../../../src/agentapi/state-file.js";
 import type { SessionProbe } from "../../../src/goose/session-records.js";
 import { decideStart } from "../../../src/launch/session-decision.js";
 
-const found = (messages: number): SessionProbe => ({
-  kind: "found",
-  id: "20261122_1",
-  messages,
-  workingDir: "/home/coder",
-  source: "test",
-});
+const found = (messages: number): SessionProbe => {
+  return { kind: "found", id: "20261122_1", messages, workingDir: "/home/coder", source: "test" };
+};
 const absent: SessionProbe = { kind: "absent", source: "test" };
 const unknown: SessionProbe = { kind: "unknown", reason: "goose session list failed" };
 const noState: StateSummary = { kind: "missing" };
 const chat: StateSummary = { kind: "valid", messages: 4, userMessages: 1, initialPromptSent: false };
 const emptyChat: StateSummary = { kind: "valid", messages: 0, userMessages: 0, initialPromptSent: false };
 const corrupt: StateSummary = { kind: "invalid", reason: "not JSON" };
+
+const start = { continueSession: true, sessionName: "task-1" };
 
 describe("decideStart", () => {
   it.each([
@@ -40,15 +38,13 @@ describe("decideStart", () => {
   });
 
   it("never resumes on an unknown probe, and says why", () => {
-    const decision = decideStart({ continueSession: true, sessionName: "task-1", probe: unknown, state: noState });
+    const decision = decideStart({ ...start, probe: unknown, state: noState });
     expect(decision.reason).toContain("cannot lose the prompt");
   });
 
   describe("a supervisor's restart never goes cold on an unknown probe", () => {
     it.each([noState, chat, emptyChat, corrupt])("state %o: the restart fails and says why", (state) => {
-      expect(() =>
-        decideStart({ continueSession: true, sessionName: "task-1", probe: unknown, state, restart: true }),
-      ).toThrow(
+      expect(() => decideStart({ ...start, probe: unknown, state, restart: true })).toThrow(
         'could not tell whether Goose still has session "task-1" (goose session list failed), so the restart did not start a new session in its place.',
       );
     });
@@ -59,13 +55,13 @@ describe("decideStart", () => {
       [absent, chat, "cold", "set-aside"],
       [found(0), noState, "cold", "none"],
     ] as const)("probe %o, state %o -> %s, state %s", (probe, state, mode, stateAction) => {
-      const decision = decideStart({ continueSession: true, sessionName: "task-1", probe, state, restart: true });
+      const decision = decideStart({ ...start, probe, state, restart: true });
       expect([decision.mode, decision.state]).toEqual([mode, stateAction]);
     });
   });
 
   it("explains a lost Goose database when setting the chat aside", () => {
-    const decision = decideStart({ continueSession: true, sessionName: "task-1", probe: absent, state: chat });
+    const decision = decideStart({ ...start, probe: absent, state: chat });
     expect(decision.reason).toContain('no session named "task-1"');
     expect(decision.stateReason).toContain("4 message(s)");
   });
@@ -81,19 +77,14 @@ describe("decideStart", () => {
       [{ session_name: "beta", session_id: "20261122_3" }, "set-aside"],
       [{ session_name: "alpha", session_id: "20261101_1" }, "set-aside"],
     ] as const)("owner %o -> %s", (owner, action) => {
-      const decision = decideStart({ continueSession: true, sessionName: "alpha", probe, state: chat, owner });
+      const decision = decideStart({ ...start, sessionName: "alpha", probe, state: chat, owner });
       expect(decision.mode).toBe("warm");
       expect(decision.state).toBe(action);
     });
 
     it("names the session the chat belongs to when setting it aside", () => {
-      const decision = decideStart({
-        continueSession: true,
-        sessionName: "alpha",
-        probe,
-        state: chat,
-        owner: { session_name: "beta", session_id: null },
-      });
+      const owner = { session_name: "beta", session_id: null };
+      const decision = decideStart({ ...start, sessionName: "alpha", probe, state: chat, owner });
       expect(decision.stateReason).toContain('"beta"');
       expect(decision.stateReason).toContain('"alpha"');
     });

@@ -11,41 +11,24 @@ const fresh = scratchFolders("state-prep-test");
 
 function pathsIn(dir: string): ModulePaths {
   const at = (name: string) => path.join(dir, name);
-  return {
-    dir,
-    logs: at("logs"),
-    scripts: at("scripts"),
-    bin: at("bin"),
-    stateFile: at("agentapi-state.json"),
-    stateBackup: at("agentapi-state.json.bak"),
-    stateOwner: at("agentapi-state.owner.json"),
-    pidFile: at("agentapi.pid"),
-    launchRecord: at("agentapi-launch.json"),
-    promptFile: at("prompt.txt"),
-    supervisorPid: at("supervisor.pid"),
-    tmp: at("tmp"),
-  };
+  const [stateFile, pidFile, supervisorPid] = [at("agentapi-state.json"), at("agentapi.pid"), at("supervisor.pid")];
+  const more = { stateBackup: `${stateFile}.bak`, stateOwner: at("agentapi-state.owner.json"), tmp: at("tmp") };
+  const rest = { launchRecord: at("agentapi-launch.json"), promptFile: at("prompt.txt"), supervisorPid, ...more };
+  return { dir, logs: at("logs"), scripts: at("scripts"), bin: at("bin"), stateFile, pidFile, ...rest };
 }
 
-const setAsideDecision: StartDecision = {
-  mode: "cold",
-  reason: 'Goose has no session named "task-1"',
-  state: "set-aside",
+const decision: StartDecision = {
+  ...{ mode: "cold", reason: 'Goose has no session named "task-1"', state: "set-aside" },
   stateReason:
     "the AgentAPI state file holds 2 message(s) from a conversation this new Goose session will not remember",
 };
 
-function plan(restart: boolean): LaunchPlan {
-  return {
-    sessionName: "task-1",
-    probe: { kind: "absent", source: "test" },
-    decision: setAsideDecision,
-    stateText: null,
-    stateSummary: { kind: "valid", messages: 2, userMessages: 1, initialPromptSent: false },
-    turn: { action: "none", reason: "cold start" },
-    restart,
-  };
-}
+const plan = (restart: boolean): LaunchPlan => ({
+  ...{ sessionName: "task-1", probe: { kind: "absent", source: "test" }, decision, stateText: null },
+  stateSummary: { kind: "valid", messages: 2, userMessages: 1, initialPromptSent: false },
+  turn: { action: "none", reason: "cold start" },
+  restart,
+});
 
 /** A folder holding a chat and five older set-aside chats, the most a start keeps. */
 async function folderWithFiveSetAside(): Promise<ModulePaths> {
@@ -61,19 +44,14 @@ async function setAsideCopies(paths: ModulePaths): Promise<string[]> {
 }
 
 describe("prepareState sets a chat aside", () => {
-  it("at a workspace start: the oldest copy beyond five goes", async () => {
+  it.each([
+    ["at a workspace start: the oldest copy beyond five goes", false, 5, false],
+    ["at a supervisor's restart: no set-aside chat is ever deleted", true, 6, true],
+  ])("%s", async (_, restart, count, oldestKept) => {
     const paths = await folderWithFiveSetAside();
-    await prepareState(paths, plan(false));
+    await prepareState(paths, plan(restart));
     const copies = await setAsideCopies(paths);
-    expect(copies).toHaveLength(5);
-    expect(copies).not.toContain("agentapi-state.json.set-aside-2026-11-01T10-00-00-000Z");
-  });
-
-  it("at a supervisor's restart: no set-aside chat is ever deleted", async () => {
-    const paths = await folderWithFiveSetAside();
-    await prepareState(paths, plan(true));
-    const copies = await setAsideCopies(paths);
-    expect(copies).toHaveLength(6);
-    expect(copies).toContain("agentapi-state.json.set-aside-2026-11-01T10-00-00-000Z");
+    expect(copies).toHaveLength(count);
+    expect(copies.includes("agentapi-state.json.set-aside-2026-11-01T10-00-00-000Z")).toBe(oldestKept);
   });
 });

@@ -1,15 +1,12 @@
-import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { rename, writeFile } from "node:fs/promises";
+import { beforeAll, describe, it } from "vitest";
 import { watchFolders } from "../../../src/lib/folder-changes.js";
+import { scratchPaths } from "../scratch.js";
 
-let dir: string;
+const folder = scratchPaths("folder-changes-test");
+let at: Awaited<ReturnType<typeof folder>>;
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "folder-changes-test-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  at = await folder();
 });
 
 // A wait that the event did not end would run into the test's own timeout
@@ -18,11 +15,11 @@ const NEVER_MS = 3_600_000;
 
 describe("watchFolders", () => {
   it("ends a wait when a file in a watched folder is replaced by a rename", async () => {
-    const changes = watchFolders([dir]);
+    const changes = watchFolders([at()]);
     try {
       const waiting = changes.wait(NEVER_MS);
-      await writeFile(path.join(dir, "state.json.tmp"), "{}");
-      await rename(path.join(dir, "state.json.tmp"), path.join(dir, "state.json"));
+      await writeFile(at("state.json.tmp"), "{}");
+      await rename(at("state.json.tmp"), at("state.json"));
       await waiting;
     } finally {
       changes.close();
@@ -30,7 +27,7 @@ describe("watchFolders", () => {
   });
 
   it("leaves a folder that cannot be watched to the interval", async () => {
-    const changes = watchFolders([path.join(dir, "missing"), dir]);
+    const changes = watchFolders([at("missing"), at()]);
     try {
       await changes.wait(20);
     } finally {
@@ -39,7 +36,7 @@ describe("watchFolders", () => {
   });
 
   it("close ends a pending wait", async () => {
-    const changes = watchFolders([dir]);
+    const changes = watchFolders([at()]);
     const waiting = changes.wait(NEVER_MS);
     changes.close();
     await waiting;

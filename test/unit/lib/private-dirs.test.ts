@@ -1,10 +1,10 @@
 import { chmod, mkdir, stat, symlink, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensurePrivateDir, mkdirPrivate } from "../../../src/lib/private-dirs.js";
-import { scratchFolders } from "../scratch.js";
+import { scratchFolders, scratchPaths } from "../scratch.js";
 
 const fresh = scratchFolders("private-dirs-test");
+const folder = scratchPaths("private-dirs-test");
 const mode = async (p: string) => (await stat(p)).mode & 0o777;
 
 const originalUmask = process.umask();
@@ -14,12 +14,12 @@ afterEach(() => {
 
 describe.each([0o000, 0o077, 0o022])("under umask %o", (umask) => {
   it("creates missing folders 0700 and returns them", async () => {
-    const base = await fresh();
+    const at = await folder();
     process.umask(umask);
-    const dir = path.join(base, "a", "b", "c");
-    expect(await mkdirPrivate(dir)).toEqual([path.join(base, "a"), path.join(base, "a", "b"), dir]);
-    for (const p of [path.join(base, "a"), path.join(base, "a", "b"), dir]) expect(await mode(p)).toBe(0o700);
-    await ensurePrivateDir(dir);
+    const made = [at("a"), at("a", "b"), at("a", "b", "c")];
+    expect(await mkdirPrivate(at("a", "b", "c"))).toEqual(made);
+    for (const p of made) expect(await mode(p)).toBe(0o700);
+    await ensurePrivateDir(at("a", "b", "c"));
   });
 });
 
@@ -42,16 +42,12 @@ describe("ensurePrivateDir", () => {
     },
   );
 
-  it("refuses a symbolic link, even to a good folder", async () => {
-    const base = await fresh();
-    await mkdir(path.join(base, "real"), { mode: 0o700 });
-    await symlink(path.join(base, "real"), path.join(base, "link"));
-    await expect(ensurePrivateDir(path.join(base, "link"))).rejects.toThrow(/link.*is a symbolic link/);
-  });
-
-  it("refuses a file where the folder should be", async () => {
-    const base = await fresh();
-    await writeFile(path.join(base, "file"), "");
-    await expect(ensurePrivateDir(path.join(base, "file"))).rejects.toThrow(/exists and is not a folder/);
+  it("refuses a symbolic link, even to a good folder, and a file where the folder should be", async () => {
+    const at = await folder();
+    await mkdir(at("real"), { mode: 0o700 });
+    await symlink(at("real"), at("link"));
+    await expect(ensurePrivateDir(at("link"))).rejects.toThrow(/link.*is a symbolic link/);
+    await writeFile(at("file"), "");
+    await expect(ensurePrivateDir(at("file"))).rejects.toThrow(/exists and is not a folder/);
   });
 });

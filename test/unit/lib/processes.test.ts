@@ -1,9 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { lstat, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { pollUntil } from "../../../src/lib/poll.js";
 import {
   childPids,
@@ -20,17 +18,16 @@ import {
   waitForExit,
   writePidFile,
 } from "../../../src/lib/processes.js";
+import { scratchPaths } from "../scratch.js";
 
-let dir: string;
+const folder = scratchPaths("processes-test");
+let at: Awaited<ReturnType<typeof folder>>;
 const children: ChildProcess[] = [];
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "processes-test-"));
+  at = await folder();
 });
 afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function start(file: string, args: string[], argv0?: string): Promise<number> {
@@ -47,21 +44,15 @@ async function exitedPid(): Promise<number> {
 }
 
 describe("isAgentapiServer", () => {
-  it("recognises agentapi server on the expected port", () => {
-    expect(
-      isAgentapiServer(["/m/bin/agentapi", "server", "--type", "goose", "--port", "4000", "--", "goose"], 4000),
-    ).toBe(true);
-  });
-
-  it("rejects another port, another program, or the word server after --", () => {
-    expect(isAgentapiServer(["/m/bin/agentapi", "server", "--port", "4001"], 4000)).toBe(false);
-    expect(isAgentapiServer(["sleep", "1000"], 4000)).toBe(false);
-    expect(isAgentapiServer(["/usr/bin/python3", "agentapi", "server"], 4000)).toBe(false);
-    expect(isAgentapiServer(["agentapi", "attach", "--", "server"], 3284)).toBe(false);
-  });
-
-  it("assumes AgentAPI's default port when none is given", () => {
-    expect(isAgentapiServer(["agentapi", "server", "--", "goose"], 3284)).toBe(true);
+  it.each([
+    ["agentapi server on the expected port", "/m/bin/agentapi server --type goose --port 4000 -- goose", 4000, true],
+    ["another port", "/m/bin/agentapi server --port 4001", 4000, false],
+    ["another program", "sleep 1000", 4000, false],
+    ["another program", "/usr/bin/python3 agentapi server", 4000, false],
+    ["the word server after --", "agentapi attach -- server", 3284, false],
+    ["AgentAPI's default port when none is given", "agentapi server -- goose", 3284, true],
+  ] as const)("%s: %s", (_, argv, port, is) => {
+    expect(isAgentapiServer(argv.split(" "), port)).toBe(is);
   });
 });
 
@@ -77,18 +68,14 @@ describe("parsePid", () => {
 
 describe("parseStat", () => {
   it.each([
-    { name: "a plain line", text: "4242 (sleep) S 4000 4242 4000 0 -1", out: { state: "S", ppid: 4000 } },
-    { name: "a zombie", text: "77 (sh) Z 1 77 77 0 -1", out: { state: "Z", ppid: 1 } },
-    {
-      name: "a command name with spaces and parentheses",
-      text: "9 (a) b (c) R 8 9 9 0 -1",
-      out: { state: "R", ppid: 8 },
-    },
-    { name: "the first process, whose parent is 0", text: "1 (init) S 0 1 1 0 -1", out: { state: "S", ppid: 0 } },
-    { name: "an empty read (the process is gone)", text: "", out: null },
-    { name: "no command name", text: "12 S 1 12", out: null },
-    { name: "a line cut after the name", text: "12 (x) ", out: null },
-  ])("$name", ({ text, out }) => {
+    ["a plain line", "4242 (sleep) S 4000 4242 4000 0 -1", { state: "S", ppid: 4000 }],
+    ["a zombie", "77 (sh) Z 1 77 77 0 -1", { state: "Z", ppid: 1 }],
+    ["a command name with spaces and parentheses", "9 (a) b (c) R 8 9 9 0 -1", { state: "R", ppid: 8 }],
+    ["the first process, whose parent is 0", "1 (init) S 0 1 1 0 -1", { state: "S", ppid: 0 }],
+    ["an empty read (the process is gone)", "", null],
+    ["no command name", "12 S 1 12", null],
+    ["a line cut after the name", "12 (x) ", null],
+  ])("%s", (_, text, out) => {
     expect(parseStat(text)).toEqual(out);
   });
 });
@@ -98,15 +85,11 @@ describe("a live process tree", () => {
     // The forked child exits at once and perl never reaps it, so it stays a zombie.
     const script = "if (fork() == 0) { exit 0 } sleep 60";
     const parent = await start("perl", ["-e", script]);
-    const found = await pollUntil(
-      async () => {
-        for (const pid of await childPids(parent)) {
-          if ((await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")).includes(") Z ")) return pid;
-        }
-        return undefined;
-      },
-      { timeoutMs: 10_000, intervalMs: 10 },
-    );
+    const zombie = async () => {
+      for (const pid of await childPids(parent))
+        if ((await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")).includes(") Z ")) return pid;
+    };
+    const found = await pollUntil(zombie, { timeoutMs: 10_000, intervalMs: 10 });
     if (!("value" in found)) throw new Error("perl's child did not become a zombie");
     const zombiePid = found.value;
 
@@ -142,8 +125,8 @@ describe("a live process tree", () => {
 
 describe("PID files", () => {
   it("writes the PID 0600, replacing a link planted at the name instead of writing through it", async () => {
-    const victim = path.join(dir, "victim");
-    const file = path.join(dir, "linked.pid");
+    const victim = at("victim");
+    const file = at("linked.pid");
     await writeFile(victim, "precious");
     await symlink(victim, file);
     await writePidFile(file, 4321);
@@ -155,7 +138,7 @@ describe("PID files", () => {
   });
 
   it("removes the file only while it names the given PID", async () => {
-    const file = path.join(dir, "owned.pid");
+    const file = at("owned.pid");
     await writeFile(file, "5000\n");
     await removePidFile(file, 5001);
     expect(await readFile(file, "utf8")).toBe("5000\n");
@@ -167,13 +150,14 @@ describe("PID files", () => {
 
 describe("findRunningAgentapi", () => {
   it("reports a missing or unreadable PID file as no file", async () => {
-    expect(await findRunningAgentapi(path.join(dir, "missing.pid"), 4000)).toEqual({ status: "no-file", pid: null });
-    await writeFile(path.join(dir, "garbage.pid"), "not a pid\n");
-    expect(await findRunningAgentapi(path.join(dir, "garbage.pid"), 4000)).toEqual({ status: "no-file", pid: null });
+    const none = { status: "no-file", pid: null };
+    expect(await findRunningAgentapi(at("missing.pid"), 4000)).toEqual(none);
+    await writeFile(at("garbage.pid"), "not a pid\n");
+    expect(await findRunningAgentapi(at("garbage.pid"), 4000)).toEqual(none);
   });
 
   it("tells a gone process, another program and an agentapi server on another port from ours", async () => {
-    const file = path.join(dir, "agentapi.pid");
+    const file = at("agentapi.pid");
     const gone = await exitedPid();
     await writeFile(file, `${gone}\n`);
     expect(await findRunningAgentapi(file, 4000)).toEqual({ status: "dead", pid: gone });
@@ -182,11 +166,8 @@ describe("findRunningAgentapi", () => {
     expect(await findRunningAgentapi(file, 4000)).toEqual({ status: "foreign", pid: process.pid });
 
     // A stand-in whose command line reads like `agentapi server --port 4000`.
-    const server = await start(
-      process.execPath,
-      ["-e", "setInterval(() => {}, 1 << 30)", "server", "--port", "4000"],
-      "/opt/agentapi",
-    );
+    const args = ["-e", "setInterval(() => {}, 1 << 30)", "server", "--port", "4000"];
+    const server = await start(process.execPath, args, "/opt/agentapi");
     await writeFile(file, `${server}\n`);
     expect(await findRunningAgentapi(file, 4000)).toEqual({ status: "running", pid: server });
     expect(await findRunningAgentapi(file, 4001)).toEqual({ status: "foreign", pid: server });

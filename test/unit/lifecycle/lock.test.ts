@@ -1,60 +1,17 @@
 // The lifecycle lock and the stop count (lifecycle-lock.ts, stop-request.ts),
-// with several real processes at once: the bundle of lifecycle-driver.ts.
+// with several real processes at once: the bundle of lifecycle-driver.ts (drive.ts).
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { build } from "esbuild";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { acquireLifecycleLock } from "../../../src/lifecycle/lock.js";
 import { recordStop, stopCount, stoppedSince } from "../../../src/lifecycle/stop-request.js";
 import { SUPERVISOR_ARG } from "../../../src/supervisor/process.js";
 import { scratchFolders } from "../scratch.js";
+import { driverProcesses } from "./drive.js";
 
 const scratch = scratchFolders("lifecycle-test");
-let driver = "";
-const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  const dir = await scratch();
-  driver = path.join(dir, "driver.mjs");
-  await build({
-    entryPoints: [path.join(import.meta.dirname, "lifecycle-driver.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node18",
-    outfile: driver,
-    logLevel: "silent",
-  });
-});
-
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-});
-
-interface Driven {
-  child: ChildProcess;
-  /** The first line it printed, parsed. */
-  outcome: Promise<Record<string, unknown>>;
-}
-
-function drive(command: string, moduleDir: string, go: string, ...extra: string[]): Driven {
-  const child = spawn(process.execPath, [driver, command, moduleDir, go, ...extra], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  children.push(child);
-  const outcome = new Promise<Record<string, unknown>>((resolve, reject) => {
-    let text = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-      const line = text.split("\n")[0];
-      if (text.includes("\n") && line) resolve(JSON.parse(line));
-    });
-    child.once("exit", (code) => reject(new Error(`driver exited (${code}) before it said anything`)));
-  });
-  return { child, outcome };
-}
+const drive = driverProcesses(scratch);
 
 const noWait = { patienceMs: () => 0 };
 

@@ -6,10 +6,10 @@ import { readStopTarget } from "./launch-record.js";
 import { log, warn } from "./log.js";
 import { signal } from "./processes.js";
 import { stoppedSince } from "./stop-request.js";
-import { supervisorDocument } from "./supervisor-document.js";
-import { claimSupervisorPid, findSupervisor, spawnSupervisor, supervisorLog } from "./supervisor-process.js";
 // esbuild's text loader (build.mjs) embeds the file.
 import SUPERVISOR_SH from "./supervisor.sh";
+import { supervisorDocument } from "./supervisor-document.js";
+import { claimSupervisorPid, findSupervisor, spawnSupervisor, supervisorLog } from "./supervisor-process.js";
 import type { DecidedGate } from "./version-gate.js";
 
 /**

@@ -53,12 +53,12 @@ export async function saveAfterTurn(w: {
   boundMs: number;
 }): Promise<void> {
   const until = Date.now() + w.boundMs;
-  let turns = AUTOSAVE_START;
   while (Date.now() < until) {
-    const step = autosaveStep(turns, (await getStatus(w.port))?.status ?? null);
-    const chat = step.save ? await chatVersusSaved(w.port, w.stateFile) : null;
+    // A helper starts because something ran: every reading is the first since.
+    const { save } = autosaveStep(AUTOSAVE_START, (await getStatus(w.port))?.status ?? null);
+    const chat = save ? await chatVersusSaved(w.port, w.stateFile) : null;
     // Not loaded yet, or no answer: the save waits for a later reading.
-    if (!step.save || chat === null || chat === "not-loaded") {
+    if (chat === null || chat === "not-loaded") {
       await delay(READ_MS);
       continue;
     }

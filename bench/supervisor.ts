@@ -272,6 +272,8 @@ export async function benchSupervisor(n: number): Promise<void> {
   console.log(
     `supervisor resident memory (VmRSS), MB          ${stats(back.rss).replaceAll(" ms", "")} (goal: at most ${GOAL_RSS_MB})`,
   );
+  const helpers = back.helpers.length ? stats(back.helpers).replaceAll(" ms", "") : "none seen";
+  console.log(`  an autosave helper seen meanwhile, MB         ${helpers}`);
   console.log(`turn, POST to reply stored, supervisor on       ${stats(save.on.reply)}`);
   console.log(`turn, POST to reply stored, supervisor off      ${stats(save.off.reply)}`);
   console.log(`turn, POST to reply stored, a save at the POST  ${stats(save.collided.reply)}`);

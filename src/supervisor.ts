@@ -152,11 +152,12 @@ export async function restartMain(watched: number | null): Promise<number> {
     return STAND_DOWN;
   }
   if (step.action === "give-up") {
-    warn(`gave up: ${step.reason}`);
+    // Recorded first, so the log line says the record holds it too.
     await recordSupervisorGaveUp(paths.launchRecord, step.reason).catch((error) =>
       warn(`could not add the reason to ${paths.launchRecord}: ${(error as Error).message}`),
     );
     await rm(memoryFile(paths), { force: true });
+    warn(`gave up: ${step.reason}`);
     return STAND_DOWN;
   }
   log(`${ended}; restart ${step.attempt} in ${step.delayMs} ms`);

@@ -2,7 +2,7 @@
 // scripts/, which the Terraform module embeds. Output is deterministic so CI
 // can rebuild and diff it.
 
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -10,6 +10,18 @@ import { build } from "esbuild";
 // calls require() at run time; its ES module build ("default" in its exports
 // map, the same code) keeps the start bundle about 15 KB smaller after gzip.
 const yamlEsm = fileURLToPath(new URL("./node_modules/yaml/browser/index.js", import.meta.url));
+
+// The supervisor's sh source (supervisor-start.ts), as text without its
+// comment lines: they would only grow the coder_script and the command line.
+const shText = {
+  name: "sh-text",
+  setup(b) {
+    b.onLoad({ filter: /\.sh$/ }, ({ path }) => ({
+      contents: readFileSync(path, "utf8").replace(/^\s*#.*\n/gm, ""),
+      loader: "text",
+    }));
+  },
+};
 
 for (const name of ["start", "shutdown"]) {
   const outfile = `scripts/${name}.mjs`;
@@ -24,6 +36,7 @@ for (const name of ["start", "shutdown"]) {
     keepNames: true,
     legalComments: "none",
     alias: { yaml: yamlEsm },
+    plugins: [shText],
     logLevel: "warning",
   });
   console.log(`build: ${outfile} ${statSync(outfile).size} bytes`);

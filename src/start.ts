@@ -7,8 +7,8 @@ import { stopCount } from "./lifecycle/stop-request.js";
 import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./settings/config.js";
 import { installAndConfigure } from "./start/install-step.js";
 import { startSupervisor } from "./start/start-supervisor.js";
-import { supervisedFolder } from "./supervisor/process.js";
-import { superviseMain } from "./supervisor/supervisor.js";
+import { supervisorHelper } from "./supervisor/process.js";
+import { autosaveMain, restartMain } from "./supervisor/supervisor.js";
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
@@ -41,9 +41,11 @@ async function main(): Promise<void> {
     await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, stopsSeen, code: ownScript }));
 }
 
-// The supervisor is this same script, started again by the start with the
-// arguments that name it (supervisor/process.ts).
-const run = supervisedFolder() === null ? main().then(() => 0) : superviseMain();
+// The supervisor starts this same script again, with the arguments that name
+// a restart or an autosave (supervisor-process.ts).
+const helper = supervisorHelper();
+const run =
+  helper === null ? main().then(() => 0) : helper.mode === "restart" ? restartMain(helper.watched) : autosaveMain();
 run.then(
   (code) => process.exit(code),
   (error) => reportFatal(error),

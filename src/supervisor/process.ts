@@ -2,8 +2,7 @@ import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import path from "node:path";
-import { gzipSync } from "node:zlib";
-import { logTail, openRotatedLog } from "../lib/command-log.js";
+import { openRotatedLog } from "../lib/command-log.js";
 import { log, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { isRunning, readCmdline, readPidFile, removePidFile, signal } from "../lib/processes.js";
@@ -11,10 +10,14 @@ import { acquireLifecycleLock, lockPatience } from "../lifecycle/lock.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import type { ModulePaths } from "../settings/config.js";
 
-// The supervisor runs the start script's own code again; these two arguments
-// after the code's `-` put it in supervise mode and name the module folder it
-// watches, so its command line says what it is (the stop signals nothing else).
+// The supervisor is a sh loop (supervisor.sh) whose $0 and $1 are these two
+// values, so its command line says what it is and whose (the stop signals
+// nothing else). It starts the start script's own code with one of the other
+// two, and the module folder, after the code's `-` to run a restart or an
+// autosave.
 export const SUPERVISOR_ARG = "goose-module-supervisor";
+export const RESTART_ARG = "goose-module-restart";
+export const AUTOSAVE_ARG = "goose-module-autosave";
 
 export function supervisorLog(paths: ModulePaths): string {
   return path.join(paths.logs, "supervisor.log");
@@ -26,10 +29,15 @@ export function isSupervisor(argv: string[], moduleDir: string): boolean {
   return at > 0 && argv[at + 1] === moduleDir;
 }
 
-/** The module folder this process supervises, when it was started as a supervisor. */
-export function supervisedFolder(argv: string[] = process.argv): string | null {
-  const at = argv.indexOf(SUPERVISOR_ARG);
-  return at > 0 ? (argv[at + 1] ?? null) : null;
+/** What the supervisor started this process for, when it did: a restart (after the exit of `watched`) or an autosave. */
+export function supervisorHelper(
+  argv: string[] = process.argv,
+): { mode: "restart"; watched: number | null } | { mode: "autosave" } | null {
+  if (argv.includes(AUTOSAVE_ARG)) return { mode: "autosave" };
+  const at = argv.indexOf(RESTART_ARG);
+  if (at < 0) return null;
+  const watched = Number(argv[at + 2]);
+  return { mode: "restart", watched: Number.isInteger(watched) && watched > 0 ? watched : null };
 }
 
 /** The PID of this folder's running supervisor, never a recycled PID; null when none runs. */
@@ -41,7 +49,7 @@ export async function findSupervisor(pidFile: string, moduleDir: string): Promis
 }
 
 /**
- * Makes this process the folder's one supervisor: creates the PID file, never
+ * Makes `pid` the folder's one supervisor: creates the PID file, never
  * through a planted link, under the lifecycle lock, so two supervisors that
  * meet a stale file (normal after a container restart: $HOME persists) cannot
  * both replace it, and a stop cannot stand down the file's supervisor while
@@ -52,6 +60,7 @@ export async function findSupervisor(pidFile: string, moduleDir: string): Promis
 export async function claimSupervisorPid(
   paths: ModulePaths,
   stopsSeen: number,
+  pid = process.pid,
 ): Promise<{ claimed: true } | { leave: string }> {
   const locked = await acquireLifecycleLock(paths.dir, `supervisor`, { patienceMs: lockPatience });
   if ("noFolder" in locked) return { leave: `${paths.dir} is gone` };
@@ -61,7 +70,7 @@ export async function claimSupervisorPid(
   try {
     if (await stoppedSince(paths.dir, stopsSeen)) return { leave: "a stop ran since the start that started it" };
     const other = await findSupervisor(paths.supervisorPid, paths.dir);
-    if (other !== null && other !== process.pid) return { leave: `supervisor (PID ${other}) already watches AgentAPI` };
+    if (other !== null && other !== pid) return { leave: `supervisor (PID ${other}) already watches AgentAPI` };
     // Stale (its supervisor is gone): under the lock nobody else can replace it meanwhile.
     await rm(paths.supervisorPid, { force: true });
     const handle = await open(
@@ -70,7 +79,7 @@ export async function claimSupervisorPid(
       0o600,
     );
     try {
-      await handle.writeFile(`${process.pid}\n`);
+      await handle.writeFile(`${pid}\n`);
     } finally {
       await handle.close();
     }
@@ -78,10 +87,6 @@ export async function claimSupervisorPid(
   } finally {
     await locked.lock.release();
   }
-}
-
-export function releaseSupervisorPid(pidFile: string): Promise<void> {
-  return removePidFile(pidFile, process.pid);
 }
 
 /**
@@ -106,61 +111,34 @@ export async function standDownSupervisor(paths: ModulePaths, boundMs: number): 
   warn(`the supervisor (PID ${pid}) did not stand down within ${boundMs} ms of SIGTERM; sent SIGKILL`);
 }
 
-// Node.js reads the code from stdin and starts it within a second; the bound
-// covers a slow machine.
-const CLAIM_TIMEOUT_MS = 15_000;
-
 /**
- * Starts the supervisor: this runtime again, the script's code on stdin, its
- * document (gzip+base64 JSON) in CODER_MODULE_SETTINGS, which it reads and
- * removes, so neither is ever written to disk. It gets its own session, and
- * its output goes to logs/supervisor.log, never to this script's stdout and
- * stderr: the Coder agent waits up to 10 s for those pipes to close after the
- * script exits, then reports the script as failed ("output pipes were not
- * closed"; cmd.WaitDelay and ErrOutputPipesOpen in agent/agentscripts/
- * agentscripts.go, coder/coder). Returns its PID once it holds the PID file.
+ * Starts the supervisor: /bin/sh, with supervisor.sh as its source and its
+ * inputs in `env`. It gets its own session, and its output goes to
+ * logs/supervisor.log, never to this script's stdout and stderr: the Coder
+ * agent waits up to 10 s for those pipes to close after the script exits,
+ * then reports the script as failed ("output pipes were not closed";
+ * cmd.WaitDelay and ErrOutputPipesOpen in agent/agentscripts/agentscripts.go,
+ * coder/coder). It waits for the caller to claim the PID file for it.
  */
 export async function spawnSupervisor(opts: {
   paths: ModulePaths;
-  code: Buffer;
-  document: unknown;
+  source: string;
   env: NodeJS.ProcessEnv;
 }): Promise<number> {
-  const { paths } = opts;
-  const logFile = supervisorLog(paths);
-  const out = await openRotatedLog(logFile);
-  const runtimeArgs = process.versions.bun ? ["run", "-"] : ["--input-type=module", "-"];
-  const settings = gzipSync(JSON.stringify(opts.document)).toString("base64");
-  let exited: string | undefined;
+  const out = await openRotatedLog(supervisorLog(opts.paths));
   try {
-    const child = spawn(process.execPath, [...runtimeArgs, SUPERVISOR_ARG, paths.dir], {
+    const child = spawn("/bin/sh", ["-c", opts.source, SUPERVISOR_ARG, opts.paths.dir], {
       cwd: "/",
-      env: { ...opts.env, CODER_MODULE_SETTINGS: settings },
+      env: opts.env,
       detached: true,
-      stdio: ["pipe", out.fd, out.fd],
+      stdio: ["ignore", out.fd, out.fd],
     });
-    child.once("exit", (code, sig) => {
-      exited = `it exited (${sig ?? `code ${code}`})`;
-    });
-    const stdin = child.stdin as NodeJS.WritableStream;
     await new Promise<void>((resolve, reject) => {
       child.once("error", reject);
-      stdin.once("error", reject);
-      stdin.end(opts.code, () => resolve());
+      child.once("spawn", resolve);
     });
-    const pid = child.pid as number;
-    const claimed = await pollUntil(async () => ((await readPidFile(paths.supervisorPid)) === pid ? true : undefined), {
-      timeoutMs: CLAIM_TIMEOUT_MS,
-      intervalMs: 20,
-      abort: () => exited,
-    });
-    if (!("value" in claimed)) {
-      if (!exited) signal(pid, "SIGKILL");
-      const why = "aborted" in claimed ? claimed.aborted : `it did not start within ${CLAIM_TIMEOUT_MS / 1000} s`;
-      throw new Error(`${why}. Last lines of ${logFile}:\n${await logTail(logFile, 10)}`);
-    }
     child.unref();
-    return pid;
+    return child.pid as number;
   } finally {
     await out.close();
   }

@@ -85,12 +85,8 @@ describe("the logs that live as long as the workspace", () => {
     const paths = { dir, logs: at("logs"), supervisorPid: at("supervisor.pid") } as ModulePaths;
     await mkdir(paths.logs);
     await fullLog(supervisorLog(paths));
-    // Stands in for the start script's code: claims the PID file, says so, and stays.
-    const code = `import { writeFileSync } from "node:fs";
-writeFileSync(${JSON.stringify(paths.supervisorPid)}, process.pid + "\\n");
-console.log("stand-in supervisor");
-setInterval(() => {}, 60000);`;
-    const pid = await spawnSupervisor({ paths, code: Buffer.from(code), document: {}, env: process.env });
+    // Stands in for supervisor.sh: stays.
+    const pid = await spawnSupervisor({ paths, source: "exec sleep 60", env: process.env });
     started.push(pid);
     expect((await readFile(`${supervisorLog(paths)}.1`, "utf8")).startsWith("old run\n")).toBe(true);
     expect((await readFile(supervisorLog(paths), "utf8")).length).toBeLessThan(LOG_LIMITS.maxBytes);

@@ -10,8 +10,9 @@ import {
   claimSupervisorPid,
   findSupervisor,
   isSupervisor,
+  RESTART_ARG,
   SUPERVISOR_ARG,
-  supervisedFolder,
+  supervisorHelper,
 } from "../../../src/supervisor/process.js";
 
 const MODULE_DIR = "/home/u/.coder-modules/coder/goose";
@@ -44,22 +45,28 @@ async function deadPid(): Promise<number> {
   return child.pid as number;
 }
 
-describe("isSupervisor and supervisedFolder", () => {
+describe("isSupervisor", () => {
   it.each([
-    [["/usr/bin/node", "--input-type=module", "-", SUPERVISOR_ARG, MODULE_DIR], true, MODULE_DIR],
-    [["/usr/bin/bun", "run", "-", SUPERVISOR_ARG, MODULE_DIR], true, MODULE_DIR],
-    [
-      ["/usr/bin/node", "--input-type=module", "-", SUPERVISOR_ARG, "/home/other/.coder-modules/coder/goose"],
-      false,
-      "/home/other/.coder-modules/coder/goose",
-    ],
-    [["/usr/bin/node", "--input-type=module", "-", SUPERVISOR_ARG], false, null],
-    [["/usr/bin/node", "--input-type=module", "-"], false, null],
-    [[SUPERVISOR_ARG, MODULE_DIR], false, null],
-    [["/x/agentapi", "server", "--", "goose", SUPERVISOR_ARG], false, null],
-  ])("%j: this folder's supervisor %s, supervises %s", (argv, ours, folder) => {
+    [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG, MODULE_DIR], true],
+    [["/usr/bin/node", "--input-type=module", "-", SUPERVISOR_ARG, MODULE_DIR], true],
+    [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG, "/home/other/.coder-modules/coder/goose"], false],
+    [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG], false],
+    [["/usr/bin/node", "--input-type=module", "-", RESTART_ARG, MODULE_DIR, "42"], false],
+    [[SUPERVISOR_ARG, MODULE_DIR], false],
+    [["/x/agentapi", "server", "--", "goose", SUPERVISOR_ARG], false],
+  ])("%j: this folder's supervisor %s", (argv, ours) => {
     expect(isSupervisor(argv, MODULE_DIR)).toBe(ours);
-    expect(supervisedFolder(argv)).toBe(folder);
+  });
+});
+
+describe("supervisorHelper", () => {
+  it.each([
+    [["/usr/bin/node", "--input-type=module", "-"], null],
+    [["/usr/bin/node", "--input-type=module", "-", RESTART_ARG, MODULE_DIR, "42"], { mode: "restart", watched: 42 }],
+    [["/usr/bin/bun", "run", "-", RESTART_ARG, MODULE_DIR, ""], { mode: "restart", watched: null }],
+    [["/usr/bin/node", "--input-type=module", "-", "goose-module-autosave", MODULE_DIR], { mode: "autosave" }],
+  ])("%j: %j", (argv, helper) => {
+    expect(supervisorHelper(argv)).toEqual(helper);
   });
 });
 

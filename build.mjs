@@ -11,6 +11,10 @@ import { build } from "esbuild";
 // map, the same code) keeps the start bundle about 15 KB smaller after gzip.
 const yamlEsm = fileURLToPath(new URL("./node_modules/yaml/browser/index.js", import.meta.url));
 
+// zx is CommonJS that calls require("node:...") at run time, which an ES
+// module bundle has no require for ("Dynamic require of ... is not supported").
+const banner = "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);";
+
 for (const name of ["start", "shutdown"]) {
   const outfile = `scripts/${name}.mjs`;
   await build({
@@ -24,6 +28,7 @@ for (const name of ["start", "shutdown"]) {
     keepNames: true,
     legalComments: "none",
     alias: { yaml: yamlEsm },
+    banner: { js: banner },
     logLevel: "warning",
   });
   console.log(`build: ${outfile} ${statSync(outfile).size} bytes`);

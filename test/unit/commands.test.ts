@@ -93,6 +93,7 @@ describe("buildLaunchEnv", () => {
     model: "gpt",
     mode: "auto" as const,
     pathPrefix: [],
+    configLayer: "/m/goose-config.json",
   };
 
   it("keeps the registry's AGENTAPI_* contract when persistence is on", () => {
@@ -137,6 +138,12 @@ describe("buildLaunchEnv", () => {
       "smart_approve",
     );
   });
+
+  it("names the module's config layer first, before a list the user set, whose files then win", () => {
+    expect(buildLaunchEnv(base, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json");
+    const own = { ...base, GOOSE_ADDITIONAL_CONFIG_FILES: "/u/a.yaml:/u/b.yaml" };
+    expect(buildLaunchEnv(own, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json:/u/a.yaml:/u/b.yaml");
+  });
 });
 
 describe("TMPDIR: the module's for AgentAPI, the user's for what it starts", () => {
@@ -151,6 +158,7 @@ describe("TMPDIR: the module's for AgentAPI, the user's for what it starts", () 
       model: "gpt",
       mode: "auto" as const,
       pathPrefix: [],
+      configLayer: "/m/goose-config.json",
     };
     expect(buildLaunchEnv(base, { ...opts, tmpdir: "/m/tmp" }).TMPDIR).toBe("/m/tmp");
     expect(buildLaunchEnv(base, opts).TMPDIR).toBe("/user/tmp");

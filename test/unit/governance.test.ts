@@ -54,6 +54,7 @@ describe("buildLaunchEnv with the gateway", () => {
     model: "m",
     mode: "auto" as const,
     pathPrefix: [],
+    configLayer: "/m/goose-config.json",
   };
 
   it("replaces the template's own key and host, so the gateway wins", () => {

@@ -24,6 +24,7 @@ function pathsIn(dir: string): ModulePaths {
     promptFile: at("prompt.txt"),
     supervisorPid: at("supervisor.pid"),
     tmp: at("tmp"),
+    gooseLayer: at("goose-config.json"),
   };
 }
 

@@ -155,7 +155,9 @@ describe("the user's Goose config is the user's", () => {
     await symlink(dotfile, configFile);
     const systemPrompt =
       "Be brief. <!-- coder goose module: system_prompt end --> and <!-- coder goose module: system_prompt begin -->";
-    const rendered = await render(ws, { system_prompt: systemPrompt });
+    // tutorial: a builtin a real Goose starts without any other program.
+    const tutorial = "tutorial:\n  type: builtin\n  name: tutorial\n  enabled: true\n  timeout: 300\n";
+    const rendered = await render(ws, { system_prompt: systemPrompt, additional_extensions: tutorial });
 
     const texts: string[] = [];
     const hints: string[] = [];
@@ -174,7 +176,9 @@ describe("the user's Goose config is the user's", () => {
     // merged with the user's by Goose; the session keeps that set on resume.
     const saved = await gooseSessionExtensions(ws.gooseDb);
     expect(saved).toHaveLength(1);
-    expect(saved[0]).toEqual(expect.arrayContaining(["memory", "Coder", "developer"]));
+    expect(saved[0]).toEqual(expect.arrayContaining(["memory", "tutorial", "developer"]));
+    // A real Goose saves only extensions that started, and no `coder` CLI runs here.
+    if (!ws.goose.real) expect(saved[0]).toContain("Coder");
 
     expect(hints[1]).toBe(hints[0]);
     expect(hints[2]).toBe(hints[0]);

@@ -1,7 +1,8 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import path from "node:path";
-import { $ } from "zx/core";
+import { $, type Options } from "zx/core";
+import { openLog } from "./command-log.js";
 import { signal } from "./processes.js";
 
 export interface RunOptions {
@@ -76,14 +77,35 @@ function cappedStore(maxBytes: number, full: () => void): Buffer[] {
 }
 
 /**
- * Runs a program through zx, with stdin closed, and returns what it printed.
- *
- * zx is set up so that no user file can take part: the command line is
- * `exec <program> <args>` for /bin/sh, which reads no startup file when not
- * interactive (bash would read ~/.bashrc with the socket stdin Node gives a
- * child), every word quoted by shellQuote, no `set -euo pipefail` prefix (not
- * POSIX), BASH_ENV and ENV removed. Every setting zx would otherwise take from
- * ZX_* variables of the environment is given here.
+ * zx's `$` for the module's commands, which are written `exec <program> <args>`
+ * so that the program replaces the shell (its PID, exit code and signal are
+ * the program's): /bin/sh, which reads no startup file when not interactive
+ * (bash, zx's default, would read ~/.bashrc with the socket stdin Node gives a
+ * child), every interpolated word quoted by shellQuote, no `set -euo pipefail`
+ * prefix (not POSIX), stdin closed, and a non-zero exit resolved, not thrown.
+ * Every setting zx would otherwise take from ZX_* variables of the
+ * environment (resolveDefaults in zx's core) is given here.
+ */
+export function moduleShell(options: Partial<Options> & { env: NodeJS.ProcessEnv; cwd: string }) {
+  return $({
+    shell: "/bin/sh",
+    prefix: "",
+    postfix: "",
+    quote: shellQuote,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: false,
+    nothrow: true,
+    quiet: true,
+    verbose: false,
+    preferLocal: false,
+    timeout: 0,
+    ...options,
+  });
+}
+
+/**
+ * Runs a program through moduleShell, without BASH_ENV and ENV, and returns
+ * what it printed.
  *
  * The child leads its own process group, so everything it starts can be ended
  * with it: when it exits, whatever is left in the group is killed (a helper
@@ -122,19 +144,10 @@ export async function run(file: string, args: string[], options: RunOptions = {}
   // zx keeps every chunk once more, interleaved; nothing here reads that copy.
   const stdall: Buffer[] = [];
   stdall.push = () => 0;
-  const shell = $({
-    shell: "/bin/sh",
-    prefix: "",
-    postfix: "",
-    quote: shellQuote,
+  const shell = moduleShell({
     env,
     cwd,
-    stdio: ["ignore", "pipe", "pipe"],
     detached: true,
-    nothrow: true,
-    quiet: true,
-    verbose: false,
-    preferLocal: false,
     store: { stdout, stderr, stdall },
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     timeoutSignal: "SIGKILL",
@@ -162,6 +175,22 @@ export async function run(file: string, args: string[], options: RunOptions = {}
     truncated,
     ...(error ? { error: error.message } : {}),
   };
+}
+
+/** Runs a command through moduleShell, its output appended to a log file; resolves to the exit code. */
+export async function runToLog(
+  command: string,
+  args: string[],
+  opts: { logFile: string; cwd: string; env: NodeJS.ProcessEnv },
+): Promise<number> {
+  const out = await openLog(opts.logFile);
+  try {
+    const shell = moduleShell({ cwd: opts.cwd, env: opts.env, stdio: ["ignore", out.fd, out.fd] });
+    const output = await shell`exec ${command} ${args}`;
+    return output.exitCode ?? (output.signal ? 128 : 1);
+  } finally {
+    await out.close();
+  }
 }
 
 async function isExecutableFile(file: string): Promise<boolean> {

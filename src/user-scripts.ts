@@ -1,6 +1,7 @@
 import path from "node:path";
 import { writeFileAtomic } from "./atomic-write.js";
-import { logTail, runToLog } from "./command-log.js";
+import { logTail } from "./command-log.js";
+import { runToLog } from "./exec.js";
 import { log, StepError } from "./log.js";
 
 /** Runs a template author's pre/post install script; a failure stops the start with the log's tail. */

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logTail, openLog, runToLog, tail } from "../../src/command-log.js";
+import { logTail, openLog, tail } from "../../src/command-log.js";
+import { runToLog } from "../../src/exec.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { additionalConfigFiles } from "./config.js";
 import { CONTINUATION_TEXT } from "./interrupted-turn.js";
 import type { GooseMode } from "./mode.js";
 
@@ -78,6 +79,8 @@ export function buildLaunchEnv(
     gateway?: Record<string, string> | null;
     /** AgentAPI's own TMPDIR (agentapi/tmp.ts), for the launch; Goose gets the user's back (withUserTmpdir). */
     tmpdir?: string;
+    /** The module's Goose config layer (configureGoose), its extension entries. */
+    configLayer: string;
   },
 ): Record<string, string> {
   const env: Record<string, string> = {};
@@ -104,6 +107,7 @@ export function buildLaunchEnv(
   env.GOOSE_MODE = opts.mode;
   env.GOOSE_TELEMETRY_ENABLED = "false";
   env.GOOSE_DISABLE_KEYRING = "1";
+  env.GOOSE_ADDITIONAL_CONFIG_FILES = additionalConfigFiles(opts.configLayer, base.GOOSE_ADDITIONAL_CONFIG_FILES);
   if (opts.tmpdir) env.TMPDIR = opts.tmpdir;
   return opts.gateway ? { ...env, ...opts.gateway } : env;
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../lib/atomic-write.js";
 import { mkdirPrivate } from "../lib/private-dirs.js";
 import type { GooseSettings } from "../settings/config.js";
-import { manualConfigAdvice, moduleExtensions, planConfigEdit, upsertHintsBlock } from "./config.js";
+import { extensionsLayer, moduleExtensions, upsertHintsBlock } from "./config.js";
 
 /** What configureGoose did to one file; "created" and "written" were read back and match. */
 export type FileOutcome =
@@ -18,10 +18,7 @@ export interface GooseSetupResult {
   warnings: string[];
 }
 
-type Decision =
-  | { kind: "unchanged" }
-  | { kind: "write"; text: string; detail: string }
-  | { kind: "refuse"; reason: string };
+type Decision = { kind: "unchanged" } | { kind: "write"; text: string; detail: string };
 
 type Location = { kind: "missing" } | { kind: "file"; path: string; mode: number } | { kind: "refuse"; reason: string };
 
@@ -100,7 +97,6 @@ async function updateUserFile(
   }
   const decision = decide(before);
   if (decision.kind === "unchanged") return { file, action: "unchanged" };
-  if (decision.kind === "refuse") return { file, action: "skipped", warning: advise(decision.reason) };
   try {
     if (where.kind === "missing") {
       await mkdirPrivate(path.dirname(file));
@@ -130,28 +126,46 @@ export function gooseConfigDir(env: NodeJS.ProcessEnv, home: string): string {
 }
 
 /**
- * Adds the module's extension entries to the user's config.yaml and the
- * template's system prompt to .goosehints, touching nothing else. Provider,
- * model, mode, telemetry and keyring reach Goose through its environment
- * (buildLaunchEnv), never through these files, which the user's own `goose`
- * also reads.
+ * The module's own file: written through a temporary file and a rename
+ * (which replaces a link rather than following it), 0600, only when its text
+ * changes, and read back.
+ */
+async function writeModuleFile(file: string, text: string, detail: string): Promise<FileOutcome> {
+  const before = await readFile(file, "utf8").catch(() => null);
+  if (before === text) return { file, action: "unchanged" };
+  const skipped = (why: string): FileOutcome => ({
+    file,
+    action: "skipped",
+    warning: `${file} could not be written (${why}), so Goose runs without the module's extensions (${detail}). Check that the module's folder is writable.`,
+  });
+  try {
+    await mkdirPrivate(path.dirname(file));
+    await writeFileAtomic(file, text, { mode: 0o600 });
+  } catch (error) {
+    return skipped((error as Error).message);
+  }
+  if ((await readFile(file, "utf8").catch(() => null)) !== text) return skipped("reading it back gave other text");
+  return { file, action: before === null ? "created" : "written", detail };
+}
+
+/**
+ * Writes the module's extension entries to its own Goose config layer
+ * (`layerFile`, which the launch names in GOOSE_ADDITIONAL_CONFIG_FILES) and
+ * the template's system prompt to .goosehints, touching nothing else. The
+ * user's config.yaml is only read by Goose, never written by the module.
+ * Provider, model, mode, telemetry and keyring reach Goose through its
+ * environment (buildLaunchEnv).
  */
 export async function configureGoose(
   settings: Pick<GooseSettings, "appSlug" | "extensions" | "systemPrompt">,
-  opts: { port: number; env: NodeJS.ProcessEnv; home: string },
+  opts: { port: number; env: NodeJS.ProcessEnv; home: string; layerFile: string },
 ): Promise<GooseSetupResult> {
   const dir = gooseConfigDir(opts.env, opts.home);
   const { wanted, warnings } = moduleExtensions(opts.port, settings.appSlug, settings.extensions);
-  const configFile = path.join(dir, "config.yaml");
-  const config = await updateUserFile(
-    configFile,
-    (text) => {
-      const plan = planConfigEdit(text, wanted);
-      return plan.kind === "write"
-        ? { kind: "write", text: plan.text, detail: `extensions set: ${plan.changed.join(", ")}` }
-        : plan;
-    },
-    (reason) => manualConfigAdvice(configFile, reason, [...wanted.keys()]),
+  const config = await writeModuleFile(
+    opts.layerFile,
+    extensionsLayer(wanted),
+    `extensions: ${[...wanted.keys()].join(", ")}`,
   );
 
   const hintsFile = path.join(dir, ".goosehints");

@@ -62,6 +62,7 @@ export async function launchGoose(opts: {
       // coder_env of its own build, and a supervisor's restart the start's.
       gateway: gatewayEnv(goose.provider, goose.aiGateway, process.env),
       tmpdir,
+      configLayer: paths.gooseLayer,
     });
 
   // AgentAPI's version and Goose's sessions are independent questions to two

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { type FileHandle, lstat, open, readFile, rename } from "node:fs/promises";
 
@@ -54,22 +53,4 @@ export async function openRotatedLog(file: string, limits: LogLimits = LOG_LIMIT
     await renameIfThere(file, `${file}.1`);
   }
   return openLog(file);
-}
-
-/** Runs a command, without a shell, with stdin closed and its output appended to a log file; resolves to the exit code. */
-export async function runToLog(
-  command: string,
-  args: string[],
-  opts: { logFile: string; cwd: string; env: NodeJS.ProcessEnv },
-): Promise<number> {
-  const out = await openLog(opts.logFile);
-  try {
-    return await new Promise<number>((resolve, reject) => {
-      const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", out.fd, out.fd] });
-      child.on("error", reject);
-      child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-    });
-  } finally {
-    await out.close();
-  }
 }

@@ -25,6 +25,8 @@ export interface ModulePaths {
   supervisorPid: string;
   /** AgentAPI's TMPDIR, where each run leaves an upload folder (agentapi/tmp.ts). */
   tmp: string;
+  /** The module's Goose config layer, its extension entries (goose-config.ts, extensionsLayer). */
+  gooseLayer: string;
 }
 
 export interface AgentapiSettings {
@@ -118,6 +120,7 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
     promptFile: path.join(dir, "task-prompt.md"),
     supervisorPid: path.join(dir, "supervisor.pid"),
     tmp: path.join(dir, "tmp"),
+    gooseLayer: path.join(dir, "goose-config.json"),
   };
 }
 

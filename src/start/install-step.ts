@@ -48,8 +48,13 @@ export async function installAndConfigure(
     return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin };
   });
   await phase("configure", async () => {
-    const outcome = await configureGoose(goose, { port: config.agentapi.port, env: process.env, home });
-    log(`goose config: ${describeOutcome(outcome.config)}; hints: ${describeOutcome(outcome.hints)}`);
+    const outcome = await configureGoose(goose, {
+      port: config.agentapi.port,
+      env: process.env,
+      home,
+      layerFile: paths.gooseLayer,
+    });
+    log(`goose config layer: ${describeOutcome(outcome.config)}; hints: ${describeOutcome(outcome.hints)}`);
     for (const warning of outcome.warnings) warn(warning);
   });
   await phase("post-install", () => runUserScript("post_install", goose.installScript.post, scriptOpts));

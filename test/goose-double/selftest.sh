@@ -46,7 +46,7 @@ fresh_home() { # fresh_home NAME -> sets H, DB, EV
 g() { # g ARGS... : run the double in $H/proj with a clean, configured environment
   (cd "$H/proj" && env -i PATH="$PATH" HOME="$H/home" GOOSE_DOUBLE_EVENT_LOG="$EV" \
     GOOSE_PROVIDER="${P-openai}" GOOSE_MODEL="${M-m}" GOOSE_TELEMETRY_ENABLED="${TEL-false}" \
-    ${VER:+GOOSE_DOUBLE_VERSION=$VER} ${RESUME_ERROR:+GOOSE_DOUBLE_RESUME_ERROR_FILE=$RESUME_ERROR} GOOSE_DOUBLE_TURN_MS="${TURN-50}" "$G" "$@")
+    ${VER:+GOOSE_DOUBLE_VERSION=$VER} ${LAYERS:+GOOSE_ADDITIONAL_CONFIG_FILES=$LAYERS} ${RESUME_ERROR:+GOOSE_DOUBLE_RESUME_ERROR_FILE=$RESUME_ERROR} GOOSE_DOUBLE_TURN_MS="${TURN-50}" "$G" "$@")
 }
 q() { # q SQL : run SQL on the double's DB; rows as the sqlite3 shell prints them (a|b, NULL empty)
   python3 -c '

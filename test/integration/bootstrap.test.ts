@@ -64,6 +64,9 @@ function recording(value: unknown, read: Set<string>, prefix = ""): unknown {
   });
 }
 const MAX_ARG_STRLEN = 128 * 1024;
+// The module's own budget for the start script, a quarter below Linux's
+// limit: what the settings add (prompts, install scripts) needs room.
+const START_BUDGET = 96 * 1024;
 
 describe("rendered coder_scripts", () => {
   let rendered: Rendered;
@@ -89,12 +92,12 @@ describe("rendered coder_scripts", () => {
     expect([...read].sort()).toEqual(keyPaths(document).sort());
   });
 
-  it("each fits in one argument (Linux MAX_ARG_STRLEN = 128 KiB)", () => {
+  it("each fits in one argument (Linux MAX_ARG_STRLEN = 128 KiB), the start within 96 KiB", () => {
     const sizes = { start: Buffer.byteLength(rendered.start), stop: Buffer.byteLength(rendered.stop) };
     console.log(
       `coder_script sizes: start ${sizes.start} B (${((100 * sizes.start) / MAX_ARG_STRLEN).toFixed(1)}% of 128 KiB), stop ${sizes.stop} B (${((100 * sizes.stop) / MAX_ARG_STRLEN).toFixed(1)}%)`,
     );
-    expect(sizes.start).toBeLessThan(MAX_ARG_STRLEN);
+    expect(sizes.start).toBeLessThanOrEqual(START_BUDGET);
     expect(sizes.stop).toBeLessThan(MAX_ARG_STRLEN);
   });
 

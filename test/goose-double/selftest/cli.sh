@@ -127,6 +127,14 @@ check "export missing id" test "$rc:$out" = "1:Error: Session 'NOPE' not found o
 check "export markdown (default format)" test "$(g session export -n t1 | head -3 | tr '\n' '|')" = "# Session Export: t1||*Total messages: 10*|"
 
 # ---- 3b. the model request, when the provider's host is set (see README) -----------------------
+fresh_home layers
+mkdir -p "$H/home/.config/goose"
+printf 'extensions:\n  developer:\n    enabled: false\n  memory:\n    type: builtin\n    enabled: true\n' >"$H/home/.config/goose/config.yaml"
+printf '{"extensions":{"developer":{"type":"builtin","name":"developer","enabled":true},"tutorial":{"type":"builtin","name":"tutorial","enabled":true}}}' >"$H/layer.json"
+LAYERS="$H/layer.json" g session -n layered </dev/null >/dev/null
+check "config layers: the extra file's entries, merged field by field, the user's file last" \
+  test "$(q "SELECT extension_data FROM sessions WHERE name='layered'" | python3 -c 'import json,sys; print(",".join(e["name"] for e in json.load(sys.stdin)["enabled_extensions.v0"]["extensions"]))')" = "tutorial,memory"
+
 fresh_home model
 MODEL_LOG="$H/model-requests.txt"
 # A provider on loopback: 401 unless the key is "good", else one streamed OpenAI answer.

@@ -72,7 +72,14 @@ describe("buildLaunchEnv", () => {
     ...{ chatBasePath: "", persistence: null, provider: "openai", model: "gpt", mode: "auto" as const, pathPrefix: [] },
     allowedHosts: ["localhost", "127.0.0.1", "[::1]", "coder.example.com"],
     allowedOrigins: ["http://localhost:3284", "https://coder.example.com"],
+    configLayer: "/m/goose-config.json",
   };
+
+  it("names the module's config layer first, before a list the user set, whose files then win", () => {
+    expect(buildLaunchEnv(base, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json");
+    const own = { ...base, GOOSE_ADDITIONAL_CONFIG_FILES: "/u/a.yaml:/u/b.yaml" };
+    expect(buildLaunchEnv(own, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json:/u/a.yaml:/u/b.yaml");
+  });
 
   it("keeps the registry's AGENTAPI_* contract when persistence is on", () => {
     const persistence = { stateFile: "/s.json", pidFile: "/a.pid" };

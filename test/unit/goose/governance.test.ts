@@ -36,7 +36,13 @@ describe("gatewayEnv", () => {
 
 describe("buildLaunchEnv with the gateway", () => {
   const base = { chatBasePath: "", persistence: null, allowedHosts: ["localhost"], allowedOrigins: [], pathPrefix: [] };
-  const opts = { ...base, provider: "anthropic", model: "m", mode: "auto" as const };
+  const opts = {
+    ...base,
+    configLayer: "/m/goose-config.json",
+    provider: "anthropic",
+    model: "m",
+    mode: "auto" as const,
+  };
 
   it("replaces the template's own key and host, so the gateway wins", () => {
     const own = { PATH: "/bin", ANTHROPIC_API_KEY: "sk-template", ANTHROPIC_HOST: "https://api.anthropic.com" };

@@ -12,7 +12,12 @@ const fresh = scratchFolders("state-prep-test");
 function pathsIn(dir: string): ModulePaths {
   const at = (name: string) => path.join(dir, name);
   const [stateFile, pidFile, supervisorPid] = [at("agentapi-state.json"), at("agentapi.pid"), at("supervisor.pid")];
-  const more = { stateBackup: `${stateFile}.bak`, stateOwner: at("agentapi-state.owner.json"), tmp: at("tmp") };
+  const more = {
+    stateBackup: `${stateFile}.bak`,
+    stateOwner: at("agentapi-state.owner.json"),
+    tmp: at("tmp"),
+    gooseLayer: at("goose-config.json"),
+  };
   const rest = { launchRecord: at("agentapi-launch.json"), promptFile: at("prompt.txt"), supervisorPid, ...more };
   return { dir, logs: at("logs"), scripts: at("scripts"), bin: at("bin"), stateFile, pidFile, ...rest };
 }

@@ -1,6 +1,7 @@
 import { readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { beforeAll, describe, expect, it } from "vitest";
-import { logTail, openLog, runToLog, tail } from "../../../src/lib/command-log.js";
+import { logTail, openLog, tail } from "../../../src/lib/command-log.js";
+import { runToLog } from "../../../src/lib/exec.js";
 import { scratchPaths } from "../scratch.js";
 
 const folder = scratchPaths("command-log-test");

@@ -37,7 +37,7 @@ describe("run", () => {
   });
 
   it("passes arguments as data, never through a shell", async () => {
-    const hostile = ["$(echo pwned)", "`id`", "a b", "'; exit 9", "*", "\n"];
+    const hostile = ["$(echo pwned)", "`id`", "a b", "'; exit 9", "$'\\t'", "\\", "*", "\n", ""];
     const result = await run("/usr/bin/printf", ["%s|", ...hostile]);
     expect(result.stdout).toBe(`${hostile.join("|")}|`);
   });

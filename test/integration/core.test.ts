@@ -23,7 +23,18 @@ import {
   tools,
   Workspace,
 } from "../../support/workspace/index.js";
-import { expectOk, launchRecord, output, PLAIN, PROMPT, render, SESSION, waitTurns } from "./scenario.js";
+import {
+  expectOk,
+  launchRecord,
+  output,
+  PLAIN,
+  PROMPT,
+  render,
+  SESSION,
+  savedState,
+  waitNoProcesses,
+  waitTurns,
+} from "./scenario.js";
 
 /** The release that brought --state-file and SIGUSR1 (README, "Requirements"). */
 const PERSISTENCE_SINCE = "0.12.0";
@@ -132,9 +143,7 @@ for (const kind of ["plain workspace", "task"] as const) {
         expect(stopped.stdout).toMatch(
           /save \(before stopping\): (AgentAPI logged the save|state file rewritten|nothing changed since the last save)/,
         );
-        const state = JSON.parse((await ws.readModuleFile("agentapi-state.json")) ?? "null") as {
-          messages: Array<{ id: number; role: string; message: string }>;
-        } | null;
+        const state = await savedState(ws);
         expect(state?.messages.map((m) => ({ id: m.id, role: m.role, content: m.message }))).toEqual(shape(beforeStop));
       } else {
         expect(stopped.stdout).toContain(`save skipped: state persistence is off (agentapi ${version} < 0.12.0)`);
@@ -155,7 +164,7 @@ for (const kind of ["plain workspace", "task"] as const) {
       }
       expect(stopped.stdout).toContain("Goose exited on /exit");
       expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
-      await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
+      await waitNoProcesses(ws);
       passed++;
     });
 
@@ -210,7 +219,7 @@ for (const kind of ["plain workspace", "task"] as const) {
       expect(stopped.stdout).toContain("turn: agent idle at its prompt");
       expect(stopped.stdout).toContain("Goose exited on /exit");
       expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
-      await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
+      await waitNoProcesses(ws);
       expect(coder.requests).toHaveLength(isTask ? 2 : 0);
       passed++;
     });

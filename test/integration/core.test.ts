@@ -19,11 +19,11 @@ import {
   CoderEndpoint,
   gooseMessages,
   type Rendered,
-  run,
   tools,
   Workspace,
 } from "../../support/workspace/index.js";
 import {
+  agentapiVersion,
   expectOk,
   launchRecord,
   output,
@@ -42,13 +42,6 @@ const FOLLOW_UP = "Also update the changelog.";
 /** The plain workspace's first message, typed into the chat where a task has its prompt. */
 const FIRST_MESSAGE = "Read the README and list the open questions.";
 const AFTER_RESTART = "Which files did you change before the restart?";
-
-async function agentapiVersion(binary: string): Promise<string> {
-  const result = await run(binary, ["--version"]);
-  const version = /^agentapi version (\S+)$/m.exec(result.stdout)?.[1];
-  if (!version) throw new Error(`${binary} --version printed ${JSON.stringify(output(result))}`);
-  return version;
-}
 
 /** Goose's terminal wraps long lines anywhere, so texts are compared without spaces and breaks. */
 const squeeze = (text = "") => text.replace(/\s+/g, "");

@@ -4,8 +4,11 @@
 // that show whether anything ran them.
 
 import { lstat } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { afterEach } from "vitest";
-import { type Certificate, ReleaseMirror, tools } from "../../support/workspace/index.js";
+import { type Certificate, EgressProxy, ReleaseMirror, scratchDir, tools } from "../../support/workspace/index.js";
 
 // Release asset names as upstream publishes them (coder/agentapi
 // .github/workflows/release.yml; aaif-goose/goose build-cli-linux.yml at v1.47.0).
@@ -63,4 +66,32 @@ export async function exists(file: string): Promise<boolean> {
 /** A binary that leaves `marker` behind when anything runs it. */
 export function markerBinary(marker: string, versionLine: string): string {
   return `#!/bin/sh\necho ran >> '${marker}'\necho '${versionLine}'\n`;
+}
+
+/** An egress proxy, closed after the test. */
+export const proxy = (opts?: { connectStatus?: number }) => closing(EgressProxy.start(opts));
+
+/** A fresh file path to download to. */
+export const destination = async () => path.join(await scratchDir("download"), "agentapi.download");
+
+/**
+ * A server on loopback that streams `bytes` without a Content-Length, as a bad
+ * mirror or a redirect target may; closed after the test.
+ */
+export async function unannounced(bytes: number): Promise<{ url: string; requests: () => number }> {
+  let requests = 0;
+  const server = createServer((_req, res) => {
+    requests++;
+    res.writeHead(200, { "Content-Type": "application/octet-stream" });
+    res.end(Buffer.alloc(bytes, 1));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  open.push({
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
 }

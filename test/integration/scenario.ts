@@ -221,3 +221,11 @@ export async function waitRestarted(ws: Workspace, old: number): Promise<number>
   await ws.waitStable();
   return pid;
 }
+
+/** The version an AgentAPI binary reports (`agentapi version X`). */
+export async function agentapiVersion(binary: string): Promise<string> {
+  const result = await run(binary, ["--version"]);
+  const version = /^agentapi version (\S+)$/m.exec(result.stdout)?.[1];
+  if (!version) throw new Error(`${binary} --version printed ${JSON.stringify(output(result))}`);
+  return version;
+}

@@ -1,5 +1,5 @@
-// What browser.test.ts reads: the web app as Coder's proxy links it, and the
-// chat a page shows next to the one AgentAPI holds.
+// What browser.test.ts shares: the deployment it plays, the web app as Coder's
+// proxy links it, and the chat a page shows next to the one AgentAPI holds.
 
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
@@ -8,7 +8,19 @@ import { type PageMessage, waitForPage } from "../../support/workspace/browser.j
 import { type Rendered, resourceValues, type Workspace } from "../../support/workspace/index.js";
 import { flat } from "./scenario.js";
 
+export const ACCESS_URL = "http://coder.example.test";
+export const WILDCARD_HOST = "*.apps.example.test";
+export const OWNER = "alice";
+export const WORKSPACE = "dev";
 export const AGENT_NAME = "main";
+/** What coder_agent.main.id would be; the module puts it in the chat's base path. */
+export const AGENT_ID = "0d5b7c2e-9f4a-4b8e-a1c3-5e6f7a8b9c0d";
+/** The coder_env values of a workspace of OWNER's named WORKSPACE on the deployment at ACCESS_URL. */
+export const DEPLOYMENT_ENV = {
+  CODER_AGENT_URL: ACCESS_URL,
+  CODER_WORKSPACE_NAME: WORKSPACE,
+  CODER_WORKSPACE_OWNER: OWNER,
+};
 
 /** The coder_app "web" as Coder stores it, with the names the dashboard links it by. */
 export function webApp(rendered: Rendered): ProxiedApp {

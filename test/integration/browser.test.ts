@@ -33,15 +33,22 @@ import {
   run,
   Workspace,
 } from "../../support/workspace/index.js";
-import { AGENT_NAME, expectAnswered, occurrences, pageMatchesApi, userTexts, webApp } from "./browser-scenario.js";
+import {
+  ACCESS_URL,
+  AGENT_ID,
+  AGENT_NAME,
+  DEPLOYMENT_ENV,
+  expectAnswered,
+  OWNER,
+  occurrences,
+  pageMatchesApi,
+  userTexts,
+  WILDCARD_HOST,
+  WORKSPACE,
+  webApp,
+} from "./browser-scenario.js";
 import { flat, PLAIN, PROMPT, render, SESSION, start, stop, waitTurns } from "./scenario.js";
 
-const ACCESS_URL = "http://coder.example.test";
-const WILDCARD_HOST = "*.apps.example.test";
-const OWNER = "alice";
-const WORKSPACE = "dev";
-/** What coder_agent.main.id would be; the module puts it in the chat's base path. */
-const AGENT_ID = "0d5b7c2e-9f4a-4b8e-a1c3-5e6f7a8b9c0d";
 /** Another name that reaches the deployment (an internal name, an IP): coderd serves path-based apps under any Host. */
 const FOREIGN_HOST = "coder-internal.example.test";
 const FOLLOW_UP = "Also update the changelog.";
@@ -83,13 +90,7 @@ describe.skipIf(skip !== null)(
         ws,
         // As examples/task-template does: task = data.coder_task.me.
         { agent_id: AGENT_ID, cli_app: true, task: CODER_TASK },
-        {
-          CODER_AGENT_URL: ACCESS_URL,
-          CODER_WORKSPACE_NAME: WORKSPACE,
-          CODER_WORKSPACE_OWNER: OWNER,
-          CODER_TASK_ID: randomUUID(),
-          CODER_TASK_PROMPT: PROMPT,
-        },
+        { ...DEPLOYMENT_ENV, CODER_TASK_ID: randomUUID(), CODER_TASK_PROMPT: PROMPT },
       );
       proxy = await AppProxy.start({ accessUrl: ACCESS_URL });
       app = webApp(rendered);
@@ -233,11 +234,7 @@ describe.skipIf(skip !== null)(
           appHost: WILDCARD_HOST,
         }),
       );
-      const rendered = await render(
-        ws,
-        { agent_id: AGENT_ID, ...PLAIN, subdomain: true },
-        { CODER_AGENT_URL: ACCESS_URL, CODER_WORKSPACE_NAME: WORKSPACE, CODER_WORKSPACE_OWNER: OWNER },
-      );
+      const rendered = await render(ws, { agent_id: AGENT_ID, ...PLAIN, subdomain: true }, DEPLOYMENT_ENV);
       const app = webApp(rendered);
       proxy.apps.push(app);
       await start(ws, rendered);

@@ -89,7 +89,7 @@ describe.each([
     expect((await ws.messages()).filter((m) => m.content.includes("evil.example"))).toEqual([]);
   });
 
-  it("gives CORS approval to loopback pages only, not to the dashboard's origin, whose same-origin requests work", async () => {
+  it("gives CORS approval to loopback pages only, not to the dashboard's origin, whose own same-origin requests still work", async () => {
     const { ws, accessUrl } = await startedWorkspace(agentapi());
     // What a browser asks before a cross-origin JSON POST; the page reaches
     // the port through a port-forward, so Host is loopback.

@@ -123,7 +123,7 @@ describe("verified downloads", () => {
 });
 
 describe("a pin means the binary that runs is verified", () => {
-  it("replaces a bin/agentapi of the pinned version with another SHA-256 without running it; the next start keeps it", async () => {
+  it("replaces a bin/agentapi of the pinned version whose SHA-256 does not match, without running it; the next start verifies it", async () => {
     const ws = await newWorkspace();
     const genuine = await readFile(tools.agentapiNew);
     const mirror = await mirrorServing({ [agentapiRoute()]: genuine });

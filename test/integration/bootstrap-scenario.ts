@@ -2,10 +2,11 @@
 // and which of them a script reads, a PATH without any JavaScript runtime,
 // and the runtimes tools/setup.sh installed.
 
-import { mkdir, readdir, symlink } from "node:fs/promises";
+import { mkdir, readdir, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { scratchDir } from "../../support/workspace/index.js";
+import { afterEach } from "vitest";
+import { scratchDir, Workspace } from "../../support/workspace/index.js";
 
 /** The settings document a rendered coder_script carries (gzip+base64 in CODER_MODULE_SETTINGS). */
 export function embeddedSettings(script: string): unknown {
@@ -69,4 +70,19 @@ export function installed(name: string): string {
       `${name} is not set: ${process.env[name.replace(/_BIN$/, "_SKIP")] || "run tools/setup.sh and source .tools/env.sh"}`,
     );
   return binary;
+}
+
+const workspaces: Workspace[] = [];
+afterEach(async () => {
+  for (const ws of workspaces.splice(0)) {
+    await ws.cleanup();
+    await rm(ws.home, { recursive: true, force: true });
+  }
+});
+
+/** A workspace whose PATH ends with `pathDirs`; the test says which runtime the wrapper must pick. */
+export async function offering(pathDirs: string[]): Promise<Workspace> {
+  const ws = await Workspace.create({ runtime: { binary: null, pathDirs } });
+  workspaces.push(ws);
+  return ws;
 }

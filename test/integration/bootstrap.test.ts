@@ -20,9 +20,9 @@ import {
   run,
   scratchDir,
   throwawayCertificate,
-  Workspace,
+  type Workspace,
 } from "../../support/workspace/index.js";
-import { embeddedSettings, installed, keyPaths, pathWithoutNode, recording } from "./bootstrap-scenario.js";
+import { embeddedSettings, installed, keyPaths, offering, pathWithoutNode, recording } from "./bootstrap-scenario.js";
 
 const TASK_ID = "2d1c0b9a-8e7f-4a6b-9c5d-3e2f1a0b9c8d";
 const NODE_ROUTE = `/mirror/node/v22.12.0/node-v22.12.0-linux-${process.arch === "arm64" ? "arm64" : "x64"}.tar.xz`;
@@ -183,23 +183,9 @@ describe("runtime bootstrap", () => {
 
 describe("runtime selection: the wrapper runs the scripts with the first usable runtime", () => {
   let rendered: Rendered;
-  const workspaces: Workspace[] = [];
   beforeAll(async () => {
     rendered = await renderModule({ ...base, install_node: false });
   });
-  afterEach(async () => {
-    for (const ws of workspaces.splice(0)) {
-      await ws.cleanup();
-      await rm(ws.home, { recursive: true, force: true });
-    }
-  });
-
-  /** A workspace whose PATH ends with `pathDirs`; the test says which runtime the wrapper must pick. */
-  async function offering(pathDirs: string[]): Promise<Workspace> {
-    const ws = await Workspace.create({ runtime: { binary: null, pathDirs } });
-    workspaces.push(ws);
-    return ws;
-  }
 
   /** The stop script, which needs no AgentAPI to finish, ran to its end with `binary`. */
   async function expectStopRunsWith(ws: Workspace, binary: string): Promise<void> {

@@ -3,7 +3,7 @@
 // per test (cleaned up after it, kept when it fails), the module rendered for
 // it, and the checks most scenarios make.
 
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, expect, onTestFinished } from "vitest";
 import {
@@ -228,4 +228,12 @@ export async function agentapiVersion(binary: string): Promise<string> {
   const version = /^agentapi version (\S+)$/m.exec(result.stdout)?.[1];
   if (!version) throw new Error(`${binary} --version printed ${JSON.stringify(output(result))}`);
   return version;
+}
+
+/** Writes `body` (shell) as an executable `goose` in $HOME/`dir`, and returns that folder for a PATH. */
+export async function fakeGoose(ws: Workspace, dir: string, body: string): Promise<string> {
+  const folder = path.join(ws.home, dir);
+  await mkdir(folder, { recursive: true });
+  await writeFile(path.join(folder, "goose"), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return folder;
 }

@@ -3,14 +3,13 @@
 // pre/post install scripts, and installing both from the configured URLs.
 
 import { writeFileSync } from "node:fs";
-import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, readlink, stat, symlink } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   gooseMessages,
   gooseTarball,
   gooseUnderTest,
-  type Rendered,
   run,
   sha256,
   tools,
@@ -19,8 +18,10 @@ import {
 import { agentapiFrom, agentapiRoute, gooseFrom, gooseRoute, mirrorServing } from "./downloads-scenario.js";
 import {
   agentapiDir,
+  cycle,
   expectFailed,
   expectOk,
+  fakeGoose,
   launchRecord,
   newWorkspace,
   PROMPT,
@@ -39,23 +40,16 @@ describe("start script", () => {
   // the double's event log for what the module did with it.
   describe.skipIf(gooseUnderTest().real)("when `goose session list` fails", () => {
     /** A goose on PATH whose `session list` fails, as with a locked or newer database; everything else is the double. */
-    async function brokenListGoose(ws: Workspace): Promise<string> {
-      const dir = path.join(ws.home, "broken-list-bin");
-      await mkdir(dir, { recursive: true });
-      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
-      await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
-      return dir;
-    }
-
-    async function coldStartThenStop(ws: Workspace, rendered: Rendered): Promise<void> {
-      expectOk(await ws.runScript(rendered.start), "first start");
-      await waitTurns(ws, 1);
-      await stop(ws, rendered);
-    }
+    const brokenListGoose = (ws: Workspace) =>
+      fakeGoose(
+        ws,
+        "broken-list-bin",
+        `if [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"`,
+      );
 
     it("falls back to a read-only look at the database and still resumes", async () => {
       const { ws, rendered } = await setup();
-      await coldStartThenStop(ws, rendered);
+      await cycle(ws, rendered);
       const [session] = await gooseSessions(ws);
 
       const before = (await ws.events()).length;
@@ -75,7 +69,7 @@ describe("start script", () => {
 
     it("without sqlite3 it cannot tell, says so, and starts cold so the prompt is not lost", async () => {
       const { ws, rendered } = await setup();
-      await coldStartThenStop(ws, rendered);
+      await cycle(ws, rendered);
       const [first] = await gooseSessions(ws);
 
       // Everything in /usr/bin except sqlite3.
@@ -113,8 +107,6 @@ describe("start script", () => {
     "a Goose that dies %s fails the start with AgentAPI's log, not a false success",
     async (_when, afterUp, message) => {
       const { ws, rendered } = await setup();
-      const dir = path.join(ws.home, "dying-goose-bin");
-      await mkdir(dir, { recursive: true });
       // Written when the start's log says AgentAPI answered; the fake goose
       // waits for it (at most 60 s, so a start that never gets there still ends).
       const answered = path.join(ws.home, "agentapi-answered");
@@ -122,8 +114,8 @@ describe("start script", () => {
         ? `i=0; while [ ! -e '${answered}' ] && [ "$i" -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done\n`
         : "";
       // Probes work; the interactive session dies, as Goose does with an unusable provider.
-      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${ws.goose.bin}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${waitForAnswer}exit 1\n`;
-      await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
+      const script = `if [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${ws.goose.bin}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${waitForAnswer}exit 1`;
+      const dir = await fakeGoose(ws, "dying-goose-bin", script);
       const pathDirs = [dir, agentapiDir(), ...SYSTEM_PATH];
       let marked = false;
       const result = await run("/bin/sh", ["-c", rendered.start], {

@@ -2,8 +2,12 @@
 // it), requests shaped as OpenAI's and Anthropic's clients send them, and the
 // readings of their answers.
 
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
 import { afterEach } from "vitest";
 import { type ModelStub, startModelStub } from "../../support/model-stub/server.js";
+import { repoRoot } from "../../support/workspace/index.js";
 
 const stubs: ModelStub[] = [];
 afterEach(async () => {
@@ -69,4 +73,19 @@ export async function withEnv<T>(name: string, value: string, fn: () => Promise<
     if (saved === undefined) delete process.env[name];
     else process.env[name] = saved;
   }
+}
+
+/** support/model-stub/run.sh with `args`: the child, its first stdout line, and its exit code. */
+export function stubCli(...args: string[]) {
+  const child = spawn("bash", [path.join(repoRoot, "support", "model-stub", "run.sh"), ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const firstLine = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("exit", () => reject(new Error(`the CLI exited before printing a line:\n${stderr}`)));
+  });
+  return { child, firstLine, exited };
 }

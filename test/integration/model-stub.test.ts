@@ -1,9 +1,7 @@
 // The model stub (support/model-stub/server.ts) over real HTTP: what a real Goose
 // with GOOSE_PROVIDER=openai and OPENAI_HOST pointing at it would see.
-import { spawn } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { startModelStub } from "../../support/model-stub/server.js";
 import {
@@ -16,7 +14,7 @@ import {
   Workspace,
   waitFor,
 } from "../../support/workspace/index.js";
-import { chunkText, messages, post, replyTo, sseData, stub, user, withEnv } from "./model-stub-client.js";
+import { chunkText, messages, post, replyTo, sseData, stub, stubCli, user, withEnv } from "./model-stub-client.js";
 
 describe("model stub", () => {
   it("answers a non-streaming chat completion with a deterministic reply and usage", async () => {
@@ -186,25 +184,16 @@ describe("model stub", () => {
   });
 
   it("runs as a CLI that prints its URL", async () => {
-    const child = spawn("bash", [path.join(repoRoot, "support", "model-stub", "run.sh"), "--model", "gpt-4o"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const cli = stubCli("--model", "gpt-4o");
     try {
-      const lines = createInterface({ input: child.stdout });
-      const url = await new Promise<string>((resolve, reject) => {
-        lines.once("line", resolve);
-        child.once("exit", () => reject(new Error(`the CLI exited before printing its URL:\n${stderr}`)));
-      });
+      const url = await cli.firstLine;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
       const list = (await (await fetch(`${url}/v1/models`)).json()) as any;
       expect(list.data[0].id).toBe("gpt-4o");
     } finally {
-      child.kill("SIGTERM");
+      cli.child.kill("SIGTERM");
     }
-    expect(await exited).toBe(0);
+    expect(await cli.exited).toBe(0);
   }, 60_000);
 });
 

@@ -4,7 +4,7 @@
 
 import { existsSync } from "node:fs";
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -74,15 +74,14 @@ describe("the user's startup files never reach the module", () => {
 });
 
 describe("a port someone else holds", () => {
-  let server: Server | null = null;
-
   it("fails the start at once, naming port and holder, before any install step; Goose never runs", async () => {
     const ws = await newWorkspace();
-    server = createServer((_req, res) => {
+    // Another agent's AgentAPI, as far as /status tells.
+    const server = createServer((_req, res) => {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ status: "stable", agent_type: "claude" }));
     });
-    await new Promise<void>((resolve) => server!.listen(ws.port, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(ws.port, "127.0.0.1", resolve));
     try {
       const rendered = await render(ws, { pre_install_script: 'touch "$HOME/pre-install-ran"' });
       const result = await ws.runScript(rendered.start);
@@ -94,7 +93,7 @@ describe("a port someone else holds", () => {
       expect(await ws.deliveries(PROMPT)).toBe(0);
       await expectNoAgentapi(ws);
     } finally {
-      await new Promise((resolve) => server!.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
@@ -133,18 +132,16 @@ describe("the module's files are private, everything else keeps the workspace's 
 describe("the user's Goose config is the user's", () => {
   it("comments, key order, a 20-digit number and a symlink survive restarts; only the module's extensions are added, once", async () => {
     const ws = await newWorkspace();
-    const original = [
-      "# My own Goose settings; the module must not touch them.",
-      "GOOSE_MODE: approve # ask me before every tool",
-      "big_number: 12345678901234567890",
-      "quoted: 'single quotes kept'",
-      "extensions:",
-      "  memory: # my own extension",
-      "    type: builtin",
-      "    name: memory",
-      "    enabled: true",
-      "",
-    ].join("\n");
+    const original = `# My own Goose settings; the module must not touch them.
+GOOSE_MODE: approve # ask me before every tool
+big_number: 12345678901234567890
+quoted: 'single quotes kept'
+extensions:
+  memory: # my own extension
+    type: builtin
+    name: memory
+    enabled: true
+`;
     const dotfile = path.join(ws.home, "dotfiles", "goose.yaml");
     await mkdir(path.dirname(dotfile), { recursive: true });
     await writeFile(dotfile, original);

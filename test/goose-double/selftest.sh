@@ -55,6 +55,17 @@ db = sqlite3.connect("file:%s?mode=rw" % urllib.parse.quote(sys.argv[1]), uri=Tr
 for row in db.execute(sys.argv[2]):
     print("|".join("" if v is None else str(v) for v in row))' "$DB" "$1"
 }
+run_g() { # run_g ARGS... : "RC:OUTPUT" of the double (stdout and stderr; stdin empty)
+  local out rc=0
+  out="$(g "$@" 2>&1 </dev/null)" || rc=$?
+  printf '%s:%s' "$rc" "$out"
+}
+streams() { # streams ARGS... : "RC|STDOUT as od -c shows it|STDERR" of the double (stdin empty)
+  local rc=0
+  g "$@" >"$H/out" 2>"$H/err" </dev/null || rc=$?
+  printf '%s|%s|%s' "$rc" "$(od -An -c "$H/out" | tr -s ' ')" "$(cat "$H/err")"
+}
+bytes() { printf '%b' "$1" | od -An -c | tr -s ' '; } # bytes TEXT : TEXT (\n escapes read) as streams shows it
 events() { # events NAME : the event log's events called NAME, one JSON object a line
   grep -F "\"event\": \"$1\"" "$EV" || true
 }

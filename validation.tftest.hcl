@@ -34,8 +34,13 @@ run "goose_version_not_semver" {
 
 run "goose_version_too_old" {
   command = plan
-  variables { goose_version = "1.19.3" }
+  variables { goose_version = "1.33.1" }
   expect_failures = [var.goose_version]
+}
+
+run "goose_version_oldest_with_config_layers" {
+  command = plan
+  variables { goose_version = "v1.34.0" }
 }
 
 run "goose_provider_with_spaces" {

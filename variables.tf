@@ -49,7 +49,7 @@ variable "install_goose" {
 }
 
 variable "goose_version" {
-  description = "The Goose CLI release to install, as X.Y.Z or vX.Y.Z. Named-session resume needs 1.20.0 or newer."
+  description = "The Goose CLI release to install, as X.Y.Z or vX.Y.Z, 1.34.0 or newer: the module hands Goose its extensions as a config layer (GOOSE_ADDITIONAL_CONFIG_FILES), which Goose reads from 1.34.0."
   type        = string
   default     = "1.47.0"
 
@@ -58,11 +58,11 @@ variable "goose_version" {
       can(regex("^v?[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.goose_version)) &&
       try(
         tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[0]) > 1 ||
-        (tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[0]) == 1 && tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[1]) >= 20),
+        (tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[0]) == 1 && tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[1]) >= 34),
         false
       )
     )
-    error_message = "goose_version must be a release version such as \"1.47.0\" or \"v1.47.0\", at least 1.20.0 (older releases cannot resume a named session without a terminal)."
+    error_message = "goose_version must be a release version such as \"1.47.0\" or \"v1.47.0\", at least 1.34.0 (older releases do not read the config layer that carries the module's extensions, GOOSE_ADDITIONAL_CONFIG_FILES)."
   }
 }
 

@@ -275,7 +275,7 @@ export async function ensureGoose(opts: GooseInstall & { install: boolean }): Pr
   if (!opts.install) {
     if (!existing) {
       throw new StepError(
-        "goose is not on PATH and install_goose is false. Install the Goose CLI (1.20 or newer) in the workspace image, or set install_goose = true.",
+        "goose is not on PATH and install_goose is false. Install the Goose CLI (1.34 or newer) in the workspace image, or set install_goose = true.",
       );
     }
     return { bin: existing, download: "none (install_goose = false)" };

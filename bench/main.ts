@@ -1,4 +1,4 @@
-// `npm run bench -- [runs] [stop] [start] [snapshot] [scaling] [runtime] [supervisor]`:
+// `npm run bench -- [runs] [sizes] [stop] [start] [snapshot] [scaling] [runtime] [supervisor]`:
 // the timing measurements, each printed with min/median/max, its
 // goal, and the machine's load average before and after (the machine is
 // shared). Runs per variant default to 5; no name runs them all. Timing goals
@@ -6,6 +6,7 @@
 
 import { benchRuntime } from "./runtime.js";
 import { benchScaling } from "./scaling.js";
+import { benchSizes } from "./sizes.js";
 import { benchSnapshot } from "./snapshot.js";
 import { benchStart } from "./start.js";
 import { loadLine } from "./stats.js";
@@ -13,6 +14,7 @@ import { benchStop } from "./stop.js";
 import { benchSupervisor } from "./supervisor.js";
 
 const SECTIONS: Record<string, (runs: number) => Promise<void> | void> = {
+  sizes: benchSizes,
   stop: benchStop,
   start: benchStart,
   snapshot: (runs) => benchSnapshot(runs * 6),

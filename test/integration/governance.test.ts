@@ -9,7 +9,7 @@ import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { CoderEndpoint, freePort, readCmdline, scratchDir, type Workspace } from "../../support/workspace/index.js";
+import { CoderEndpoint, freePort, scratchDir, type Workspace } from "../../support/workspace/index.js";
 import {
   build,
   chatText,
@@ -35,6 +35,7 @@ import {
   PROMPT,
   start,
   stop,
+  supervisors,
   theAgentapi,
   waitRestarted,
   waitTurns,
@@ -115,11 +116,9 @@ describe("AI Gateway", () => {
 
     // The supervisor got the token the way Goose does, from the environment it
     // inherited, and never in its settings.
-    const supervisors: number[] = [];
-    for (const pid of await ws.processes())
-      if ((await readCmdline(pid))?.includes("goose-module-supervisor")) supervisors.push(pid);
-    expect(supervisors).toHaveLength(1);
-    const environ = await environOf(supervisors[0] as number);
+    const found = await supervisors(ws);
+    expect(found).toHaveLength(1);
+    const environ = await environOf(found[0] as number);
     const settings = environ.get("CODER_MODULE_SETTINGS");
     expect(settings).toBeDefined();
     expect(gunzipSync(Buffer.from(settings as string, "base64")).toString("utf8")).not.toContain(TOKEN_2);

@@ -237,3 +237,22 @@ export async function fakeGoose(ws: Workspace, dir: string, body: string): Promi
   await writeFile(path.join(folder, "goose"), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   return folder;
 }
+
+/**
+ * Live supervisors of this workspace's module folder, read from /proc: the
+ * processes whose command line, as `ps` shows it, ends with
+ * `goose-module-supervisor <module folder>`. A child the sh has forked keeps
+ * that command line until it execs (`sleep`, a pipeline), so a process whose
+ * parent is a supervisor is that supervisor's, not a second one.
+ */
+export async function supervisors(ws: Workspace): Promise<number[]> {
+  const found = new Map<number, number>();
+  for (const pid of await ws.processes()) {
+    const argv = await cmdline(pid);
+    if (argv.slice(-2).join("\0") !== `goose-module-supervisor\0${ws.moduleDir}`) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+    // The fields after the command name's closing parenthesis: state, then the parent's PID.
+    if (stat !== null) found.set(pid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+  }
+  return [...found.keys()].filter((pid) => !found.has(found.get(pid) as number));
+}

@@ -9,7 +9,6 @@ import { describe, expect, it } from "vitest";
 import { childPids, gooseUnderTest, isRunning, scratchDir, type Workspace } from "../../support/workspace/index.js";
 import {
   agentapiPids,
-  cmdline,
   flat,
   launchRecord,
   newWorkspace,
@@ -19,22 +18,9 @@ import {
   savedState,
   start,
   stop,
+  supervisors,
   waitTurns,
 } from "./scenario.js";
-
-/**
- * Live supervisors of this workspace's module folder, read from /proc: the
- * processes whose command line, as `ps` shows it, ends with
- * `goose-module-supervisor <module folder>`.
- */
-async function supervisors(ws: Workspace): Promise<number[]> {
-  const found: number[] = [];
-  for (const pid of await ws.processes()) {
-    const argv = await cmdline(pid);
-    if (argv.slice(-2).join("\0") === `goose-module-supervisor\0${ws.moduleDir}`) found.push(pid);
-  }
-  return found;
-}
 
 async function supervisorLog(ws: Workspace): Promise<string> {
   return readFile(path.join(ws.moduleDir, "logs", "supervisor.log"), "utf8").catch(() => "");

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
-# The lint gates. tools/test.sh sources this file and runs each gate as a step; run directly
-# (npm run lint) it runs setup, then the gates named on the command line, or all of them:
-#   - shellcheck: every shell script, and the coder_script wrapper as Terraform renders it
-#   - tflint: the root module, every module under modules/ and every example (.tflint.hcl)
-#   - biome: the format, import order and lint rules of the TypeScript (biome.jsonc)
-# The tools are the pinned ones tools/setup.sh installs; none of them needs the network.
+# The lint gates (shellcheck, tflint, biome; docs/development.md). tools/test.sh sources this
+# file and runs each gate as a step; run directly (npm run lint) it runs setup, then the gates
+# named on the command line, or all. The pinned tools need no network.
 
 # shell_scripts: the repository's shell scripts, one a line (tracked or new, not ignored).
 # The wrapper template is left out: it is shell only once Terraform has filled it in.

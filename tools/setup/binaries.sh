@@ -1,7 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
-# tools/setup.sh's steps for AgentAPI, the lint tools, the JavaScript runtimes and the Agent Firewall.
-# Sourced by tools/setup.sh (its globals, tools/lib.sh and its helpers); do not execute it.
+# tools/setup.sh's steps for AgentAPI, the lint tools, the JavaScript runtimes and the Agent Firewall; sourced by it, not run.
 
 # step_go_tool NAME VERSION MODULE BIN LOGNAME WANT REQUIRED: build MODULE@VERSION into BIN
 # unless `BIN --version` already prints WANT first; a profile may leave it out unless REQUIRED=1.
@@ -152,12 +151,9 @@ step_runtimes() {
 }
 
 # ---- 6. Agent Firewall (github.com/coder/boundary), only from a given source --------
-# The Go module proxy refuses github.com/coder/boundary (403, the version list too), so
-# the source must come from a checkout: BOUNDARY_SRC names a git work tree or bare
-# repository (its HEAD is built). Its dependency github.com/coder/coder/v2 is refused as
-# well; it serves only the forwarding of audit logs to the Coder agent, so that file is
-# replaced by tools/boundary/socket_auditor.go (a no-op) and the rest is boundary's own.
-# Without BOUNDARY_SRC the tests use support/agent-firewall/boundary-standin.
+# Built from BOUNDARY_SRC, a git work tree or bare repository (its HEAD), with the audit
+# forwarding replaced by a no-op (why: support/agent-firewall/README.md). Without it the
+# tests use support/agent-firewall/boundary-standin.
 step_boundary() {
   local src="${BOUNDARY_SRC:-}" git_dir commit dir bin scratch t
   BOUNDARY_BIN="" BOUNDARY_SKIP=""

@@ -1,7 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
-# tools/setup.sh's steps for the Terraform CLIs and the coder provider mirror.
-# Sourced by tools/setup.sh (its globals, tools/lib.sh and its helpers); do not execute it.
+# tools/setup.sh's steps for the Terraform CLIs and the coder provider mirror; sourced by it, not run.
 
 # ---- 2. Terraform CLIs --------------------------------------------------------------
 # tf_version_of BIN: print the CLI's version (e.g. 1.11.4), or nothing.

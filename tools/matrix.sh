@@ -6,7 +6,6 @@
 
 MATRIX_ROWS=()
 
-# matrix_row DIMENSION VERSION CHECKS RESULT: one line of the table.
 matrix_row() { MATRIX_ROWS+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4"); }
 
 # cell DIMENSION VERSION CHECKS SKIP_REASON CMD...: run CMD for one cell, unless SKIP_REASON.
@@ -29,7 +28,6 @@ cell() {
   fi
 }
 
-# core_scenarios VAR=VALUE...: the core scenarios with the environment changed as given.
 core_scenarios() { env "$@" npx vitest run --project integration test/integration/core.test.ts; }
 
 # provider_selected CLI DIR: the coder provider version DIR's last init selected.
@@ -48,7 +46,6 @@ tf_validate() {
   [[ "$got" == "$want" ]] || { echo "$dir: init selected coder provider $got, expected $want" >&2; return 1; }
 }
 
-# The Terraform folders: the module, its AgentAPI layer, and the examples.
 TF_DIRS=(. modules/agentapi examples/task-template examples/workspace-template)
 
 # tf_checks CLI PROVIDER: fmt, validate and test with CLI and exactly that coder provider, in

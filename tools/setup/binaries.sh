@@ -39,7 +39,6 @@ step_tflint() {
     "$TOOLS_DIR/tflint/v$TFLINT_VERSION/tflint" tflint "TFLint version $TFLINT_VERSION" 0
 }
 
-# Print the version of the ShellCheck binary $1 (e.g. 0.11.0), or nothing.
 shellcheck_version_of() { "$1" --version 2>/dev/null | sed -n 's/^version: //p'; }
 
 step_shellcheck() {
@@ -75,7 +74,6 @@ step_shellcheck() {
 }
 
 # ---- 6. JavaScript runtimes ----------------------------------------------------------
-# npm_arch: this machine's CPU as the npm packages name it (x64 or arm64); nothing elsewhere.
 npm_arch() {
   case "$PLATFORM" in
     linux_amd64) echo x64 ;;

@@ -3,7 +3,6 @@
 # tools/setup.sh's steps for the Terraform CLIs and the coder provider mirror; sourced by it, not run.
 
 # ---- 2. Terraform CLIs --------------------------------------------------------------
-# tf_version_of BIN: print the CLI's version (e.g. 1.11.4), or nothing.
 tf_version_of() {
   local out v
   out="$(CHECKPOINT_DISABLE=1 "$1" version -json 2>/dev/null)" || true

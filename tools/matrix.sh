@@ -1,8 +1,5 @@
 # shellcheck shell=bash
-# The compatibility matrix, sourced by tools/test.sh after setup: the full suite runs on the
-# primary combination; each other cell changes one dimension of it (runtime, Terraform CLI,
-# coder provider, AgentAPI) and runs the core scenarios (test/integration/core.test.ts), plus
-# the Terraform checks when it changes the CLI or the provider.
+# The compatibility matrix (docs/development.md#tested-versions), sourced by tools/test.sh.
 
 MATRIX_ROWS=()
 
@@ -82,7 +79,6 @@ tf_cell() {
 # suite gave), then every other cell.
 run_matrix() {
   local primary="$1" full="full suite" other_bin other_skip other_name agentapi_default
-  # The primary combination: everything `npm test` ran above.
   matrix_row runtime "Node.js $(node --version | tr -d v) (the machine's; primary)" "$full" "$primary"
   cell runtime "Node.js $NODE_MIN_VERSION (declared minimum)" "core scenarios" "$NODE_MIN_SKIP" \
     core_scenarios WORKSPACE_RUNTIME="$NODE_MIN_BIN"

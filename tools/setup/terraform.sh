@@ -101,7 +101,6 @@ choose_primary_cli() {
 # ---- 3. Coder provider as an unpacked filesystem mirror -----------------------------
 PROVIDER_HOSTS=(registry.terraform.io registry.opentofu.org)
 
-# step_provider VERSION: build that coder provider release and lay it out in the mirror.
 step_provider() {
   local v="$1" src host dest t missing=0
   src="$TOOLS_DIR/go-bin/terraform-provider-coder/v$v/terraform-provider-coder"

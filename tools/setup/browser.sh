@@ -2,7 +2,7 @@
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
 # tools/setup.sh's steps for the browser test: Chromium and AgentAPI with its chat UI; sourced by it, not run.
 
-# ---- 7. Browser test (the full profile) --------------------------------------------------
+# ---- 7. Browser test (the full profile)
 # In the lifecycle profile these steps only look for what an earlier run left.
 
 # step_chromium: CHROMIUM_BIN, or empty with CHROMIUM_SKIP saying how to get it. The emoji

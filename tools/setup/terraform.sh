@@ -2,7 +2,7 @@
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
 # tools/setup.sh's steps for the Terraform CLIs and the coder provider mirror; sourced by it, not run.
 
-# ---- 2. Terraform CLIs --------------------------------------------------------------
+# ---- 2. Terraform CLIs
 tf_version_of() {
   local out v
   out="$(CHECKPOINT_DISABLE=1 "$1" version -json 2>/dev/null)" || true
@@ -98,7 +98,7 @@ choose_primary_cli() {
   fi
 }
 
-# ---- 3. Coder provider as an unpacked filesystem mirror -----------------------------
+# ---- 3. Coder provider as an unpacked filesystem mirror
 PROVIDER_HOSTS=(registry.terraform.io registry.opentofu.org)
 
 step_provider() {

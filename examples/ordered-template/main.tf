@@ -3,8 +3,8 @@
 # and agents) to honour it. Older Coder silently runs all scripts at once; Goose then
 # creates the folder empty (and logs it), and the clone still clones into it.
 #
-# The module has one start and one stop script, so "module.goose" with a phase
-# selects one. Selectors are Terraform addresses relative to the declaring module.
+# "module.goose" with a phase selects its one start or stop script; selectors are
+# addresses relative to the declaring module.
 
 terraform {
   required_version = ">= 1.9"
@@ -76,7 +76,7 @@ module "goose" {
   goose_model    = "claude-sonnet-4-5"
 }
 
-# Coder reads the rules from the plan; nothing in the template refers to them.
+# Coder reads the rules from the plan.
 # tflint-ignore: terraform_unused_declarations
 data "coder_script_order" "goose" {
   # Whatever the clone's outcome: a failed clone still leaves a chat to ask for help in.

@@ -40,7 +40,6 @@ lint_shell() {
   local scripts status=0 dir
   mapfile -t scripts < <(shell_scripts)
   echo "shellcheck: ${scripts[*]}, and the rendered wrapper template"
-  # -x: follow the files a script sources, as its "# shellcheck source=" lines name them.
   "$SHELLCHECK" -x "${scripts[@]}" || status=1
   mkdir -p .tmp
   dir="$(mktemp -d .tmp/lint-wrapper.XXXXXX)"
@@ -71,7 +70,6 @@ lint_terraform() {
 
 lint_ts() {
   local colors=() extra
-  # src/'s root holds only the bundles' entry points; every other file sits in the folder of its job.
   extra="$(find src -maxdepth 1 -type f ! -name start.ts ! -name shutdown.ts ! -name README.md)"
   if [[ -n "$extra" ]]; then
     echo "src/ holds only start.ts and shutdown.ts; move these into the folder of their job (src/README.md): $extra" >&2

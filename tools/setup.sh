@@ -142,7 +142,6 @@ step_npm() {
   log "node deps installed with npm ci in $(since "$t") (esbuild $ESBUILD_VERSION; $nwarn npm warning(s) in $(rel "$LOG_DIR/npm-ci.log"))"
 }
 
-# Steps 2 to 7, by topic.
 # shellcheck source=tools/setup/terraform.sh
 . "$REPO_ROOT/tools/setup/terraform.sh"
 # shellcheck source=tools/setup/binaries.sh

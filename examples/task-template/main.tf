@@ -3,8 +3,8 @@
 # v2.37). Provider 2.20+ warns that data "coder_task" and "coder_ai_task" below are
 # deprecated (this file, not the module). Plain workspace: ../workspace-template.
 #
-# In your own template use source = "registry.coder.com/coder/goose/coder" and a
-# version instead of the local path. `npm run lifecycle -- --task` plays it locally.
+# Your template: source = "registry.coder.com/coder/goose/coder" plus a version.
+# `npm run lifecycle -- --task` plays it locally.
 
 terraform {
   required_version = ">= 1.9"

@@ -2,8 +2,8 @@
 # coder_app): the Goose chat as a dashboard app, plus a terminal app, resuming the
 # same session and chat at every start. Nothing is sent until someone types.
 #
-# In your own template use source = "registry.coder.com/coder/goose/coder" and
-# version = "5.0.0" instead of the local path. `npm run lifecycle` plays it locally.
+# Your template: source = "registry.coder.com/coder/goose/coder", version = "5.0.0".
+# `npm run lifecycle` plays it locally.
 
 terraform {
   required_version = ">= 1.9"

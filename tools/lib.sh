@@ -30,7 +30,6 @@ module_default() {
   printf '%s' "${value#v}"
 }
 
-# rel PATH: relative to the repo root, for messages.
 rel() { local p="$1"; printf '%s' "${p#"$REPO_ROOT"/}"; }
 
 now_ms() { date +%s%3N; }
@@ -65,13 +64,10 @@ run_logged() {
   return "$rc"
 }
 
-# sha256_of FILE...: one hash over the files' contents.
 sha256_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
-# go_local_version: the installed Go's version, e.g. 1.26.8.
 go_local_version() { local v; v="$(go env GOVERSION)"; v="${v#go}"; printf '%s' "${v%% *}"; }
 
-# go_may_switch_toolchain: true when GOTOOLCHAIN lets go download a newer toolchain.
 go_may_switch_toolchain() { [[ "$(go env GOTOOLCHAIN)" == *auto* ]]; }
 
 # require_go_for MODULE@VERSION: fail clearly when the module's go directive needs a

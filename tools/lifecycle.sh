@@ -1,19 +1,10 @@
 #!/usr/bin/env bash
-# The main job: play a Coder workspace's life with this module on this machine
-# (terraform apply of examples/workspace-template, or examples/task-template with
-# --task; the rendered start and stop coder_scripts, real AgentAPI, the Goose test
-# double) and report what survived.
-#
-#   npm run lifecycle                 # setup of what it uses (cached after the first run), then one restart
-#   npm run lifecycle -- --task       # the same for a Coder task
-#   npm run lifecycle -- --restarts 3 --keep
-#   GOOSE_BIN=/abs/path/to/goose npm run lifecycle   # a real goose + the local model stub
-#   npm run lifecycle -- --help
+# The main job (npm run lifecycle; options: -- --help): play a workspace's life with this
+# module on this machine and report what survived (docs/development.md).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"
 
-# Setup talks on stderr/stdout with a "setup:" prefix; keep it short when cached.
 bash tools/setup.sh --profile lifecycle
 set -a
 # shellcheck source=/dev/null

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
-# The lint gates. tools/test.sh sources this file and runs each gate as a step; run directly
-# (npm run lint) it runs setup, then the gates named on the command line, or all of them:
-#   - shellcheck: every shell script, and the coder_script wrapper as Terraform renders it
-#   - tflint: the root module, every module under modules/ and every example (.tflint.hcl)
-#   - biome: the format, import order and lint rules of the TypeScript (biome.jsonc)
-# The tools are the pinned ones tools/setup.sh installs; none of them needs the network.
+# The lint gates (shellcheck, tflint, biome; docs/development.md). tools/test.sh sources this
+# file and runs each gate as a step; run directly (npm run lint) it runs setup, then the gates
+# named on the command line, or all. The pinned tools need no network.
 
 # shell_scripts: the repository's shell scripts, one a line (tracked or new, not ignored).
 # The wrapper template is left out: it is shell only once Terraform has filled it in.
@@ -43,7 +40,6 @@ lint_shell() {
   local scripts status=0 dir
   mapfile -t scripts < <(shell_scripts)
   echo "shellcheck: ${scripts[*]}, and the rendered wrapper template"
-  # -x: follow the files a script sources, as its "# shellcheck source=" lines name them.
   "$SHELLCHECK" -x "${scripts[@]}" || status=1
   mkdir -p .tmp
   dir="$(mktemp -d .tmp/lint-wrapper.XXXXXX)"
@@ -74,7 +70,6 @@ lint_terraform() {
 
 lint_ts() {
   local colors=() extra
-  # src/'s root holds only the bundles' entry points; every other file sits in the folder of its job.
   extra="$(find src -maxdepth 1 -type f ! -name start.ts ! -name shutdown.ts ! -name README.md)"
   if [[ -n "$extra" ]]; then
     echo "src/ holds only start.ts and shutdown.ts; move these into the folder of their job (src/README.md): $extra" >&2

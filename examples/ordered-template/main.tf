@@ -1,16 +1,10 @@
-# A plain workspace in which Goose starts only after the project is cloned, and
-# stops before the workspace's teardown step runs, with coder_script_order.
+# Goose starts after the project is cloned and stops before the teardown, with
+# coder_script_order: provider 2.20+, and Coder v2.39+ (control plane, provisioners
+# and agents) to honour it. Older Coder silently runs all scripts at once; Goose then
+# creates the folder empty (and logs it), and the clone still clones into it.
 #
-# Needs the coder provider 2.20 or newer (the data source), and Coder v2.39 or
-# newer, control plane, provisioners and agents alike, to honour the rules.
-# Older Coder ignores them without an error and runs all scripts at once; the
-# Goose start then finds the folder missing, creates it empty and says so in
-# its log, and the clone below still clones into the empty folder.
-#
-# Rules name this module as a whole: it has one start and one stop script, so
-# "module.goose" with a phase selects exactly one of them. Selectors are
-# Terraform addresses that Coder resolves relative to the module that declares
-# the rules, here the template's root module.
+# "module.goose" with a phase selects its one start or stop script; selectors are
+# addresses relative to the declaring module.
 
 terraform {
   required_version = ">= 1.9"
@@ -40,9 +34,8 @@ resource "coder_agent" "main" {
   arch = "amd64"
 }
 
-# Clones once: a folder that already holds files (a restart) is left alone. An
-# empty folder is cloned into, so a Goose start that ran first on a Coder
-# release without ordering does not break the clone.
+# Clones once: a folder with files (a restart) is left alone; an empty one (Goose
+# started first, without ordering) is cloned into.
 resource "coder_script" "clone" {
   agent_id     = coder_agent.main.id
   display_name = "Clone the project"
@@ -61,8 +54,7 @@ resource "coder_script" "clone" {
   EOT
 }
 
-# Runs after Goose has saved its chat and stopped; for example, detaching or
-# snapshotting the volume that holds /home/coder.
+# Runs after Goose has saved its chat and stopped (e.g. detach /home/coder's volume).
 resource "coder_script" "teardown" {
   agent_id     = coder_agent.main.id
   display_name = "Tear down"
@@ -84,11 +76,10 @@ module "goose" {
   goose_model    = "claude-sonnet-4-5"
 }
 
-# Coder reads the rules from the plan; nothing in the template refers to them.
+# Coder reads the rules from the plan.
 # tflint-ignore: terraform_unused_declarations
 data "coder_script_order" "goose" {
-  # Goose starts once the clone has finished, whatever its outcome: a failed
-  # clone still leaves a chat to ask for help in.
+  # Whatever the clone's outcome: a failed clone still leaves a chat to ask for help in.
   rule {
     run      = ["module.goose"]
     after    = ["coder_script.clone"]
@@ -96,7 +87,6 @@ data "coder_script_order" "goose" {
     requires = "completion"
   }
 
-  # The teardown waits until Goose has saved its chat and exited.
   rule {
     run      = ["coder_script.teardown"]
     after    = ["module.goose"]

@@ -1,23 +1,10 @@
-# A Coder task template that runs Goose in AgentAPI and resumes the same Goose
-# session, with its chat history, every time the workspace starts again.
+# A Coder task template: Goose in AgentAPI, resuming the same session and chat at
+# every start. Tasks needs the v2.29 or v2.34 extended-support releases (removed in
+# v2.37). Provider 2.20+ warns that data "coder_task" and "coder_ai_task" below are
+# deprecated (this file, not the module). Plain workspace: ../workspace-template.
 #
-# Coder Tasks needs a Coder release that still has it: the v2.29 and v2.34
-# extended-support releases (Tasks was removed from v2.37). With provider 2.20
-# or newer, terraform plan warns that data "coder_task" and resource
-# "coder_ai_task" below are deprecated; those warnings point at this file, not
-# at the module. For a plain workspace, see ../workspace-template.
-#
-# It uses the module from this repository by local path. In your own template,
-# use the registry source and a version instead:
-#
-#   module "goose" {
-#     source  = "registry.coder.com/coder/goose/coder"
-#     version = "x.y.z"
-#     ...
-#   }
-#
-# `npm run lifecycle -- --task` applies this template on your machine (with -var
-# overrides for the port, the folder and the installs) and plays a task's life with it.
+# Your template: source = "registry.coder.com/coder/goose/coder" plus a version.
+# `npm run lifecycle -- --task` plays it locally.
 
 terraform {
   required_version = ">= 1.9"
@@ -90,8 +77,7 @@ resource "coder_agent" "main" {
   os   = "linux"
   arch = "amd64"
 
-  # Runs next to the module's own start script (scripts run in parallel), so
-  # it only prepares things Goose does not depend on at start.
+  # Runs in parallel with the module's start: nothing Goose needs at start.
   startup_script = <<-EOT
     set -eu
     mkdir -p "${var.folder}"
@@ -130,8 +116,7 @@ resource "coder_agent" "main" {
   }
 }
 
-# The provider's API key reaches Goose as an environment variable. Only whether
-# a key is set is revealed to count; the key itself stays sensitive.
+# Only whether a key is set is revealed to count; the key stays sensitive.
 resource "coder_env" "goose_provider_api_key" {
   count    = nonsensitive(var.goose_provider_api_key != "") ? 1 : 0
   agent_id = coder_agent.main.id
@@ -147,9 +132,8 @@ module "goose" {
   goose_provider = var.goose_provider
   goose_model    = var.goose_model
 
-  # The task's ID and prompt. The prompt is delivered to Goose once, on the
-  # task's first start; a restart resumes the same Goose session instead of
-  # sending it again. The ID is where the stop posts the task log snapshot.
+  # The prompt is delivered once, at the first start; the ID is where the stop
+  # posts the task log snapshot.
   task = data.coder_task.me
 
   system_prompt = <<-EOT
@@ -167,11 +151,9 @@ resource "coder_ai_task" "task" {
   app_id = module.goose.task_app_id
 }
 
-# The workspace's compute goes here, for example a docker_container or a
-# kubernetes_pod that runs coder_agent.main.init_script with
-# CODER_AGENT_TOKEN = coder_agent.main.token. Mount a persistent volume at
-# /home/coder (Goose's session database and the module's state live under it)
-# and give the stop script time to save the conversation:
+# The compute goes here (a docker_container or kubernetes_pod running
+# coder_agent.main.init_script with CODER_AGENT_TOKEN), with a persistent volume at
+# /home/coder (Goose's database and the module's state) and time for the stop:
 #
 #   resource "docker_container" "workspace" {
 #     count        = data.coder_workspace.me.start_count
@@ -181,8 +163,7 @@ resource "coder_ai_task" "task" {
 #     stop_timeout = 60
 #     ...
 #   }
-#
-# The Kubernetes equivalent is termination_grace_period_seconds = 60 on the pod.
+# (Kubernetes: termination_grace_period_seconds = 60.)
 
 output "goose_session_name" {
   description = "The Goose session this workspace starts and resumes."

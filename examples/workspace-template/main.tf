@@ -1,20 +1,9 @@
-# A plain Coder workspace template with Goose in AgentAPI: the Goose chat as an
-# app in the dashboard (and a terminal app), resuming the same Goose session,
-# with its chat history, on every start. No Coder Tasks: any Coder release with
-# coder_script and coder_app works. Nothing is sent to Goose until someone types
-# the first message into the chat.
+# A plain workspace template (no Coder Tasks; any Coder with coder_script and
+# coder_app): the Goose chat as a dashboard app, plus a terminal app, resuming the
+# same session and chat at every start. Nothing is sent until someone types.
 #
-# It uses the module from this repository by local path. In your own template,
-# use the registry source and a version instead:
-#
-#   module "goose" {
-#     source  = "registry.coder.com/coder/goose/coder"
-#     version = "5.0.0"
-#     ...
-#   }
-#
-# `npm run lifecycle` applies this template on your machine (with -var overrides
-# for the port, the folder and the installs) and plays a workspace's life with it.
+# Your template: source = "registry.coder.com/coder/goose/coder", version = "5.0.0".
+# `npm run lifecycle` plays it locally.
 
 terraform {
   required_version = ">= 1.9"
@@ -87,8 +76,7 @@ resource "coder_agent" "main" {
   }
 }
 
-# The provider's API key reaches Goose as an environment variable. Only whether
-# a key is set is revealed to count; the key itself stays sensitive.
+# Only whether a key is set is revealed to count; the key stays sensitive.
 resource "coder_env" "goose_provider_api_key" {
   count    = nonsensitive(var.goose_provider_api_key != "") ? 1 : 0
   agent_id = coder_agent.main.id
@@ -110,12 +98,10 @@ module "goose" {
   agentapi_port    = var.agentapi_port
 }
 
-# The workspace's compute goes here, for example a docker_container or a
-# kubernetes_pod that runs coder_agent.main.init_script with
-# CODER_AGENT_TOKEN = coder_agent.main.token. Mount a persistent volume at
-# /home/coder (Goose's session database and the module's state live under it)
-# and give the stop script time to save the conversation: Docker
-# stop_timeout = 60, or Kubernetes termination_grace_period_seconds = 60.
+# The compute goes here (a docker_container or kubernetes_pod running
+# coder_agent.main.init_script with CODER_AGENT_TOKEN), with a persistent volume at
+# /home/coder (Goose's database and the module's state) and time for the stop:
+# Docker stop_timeout = 60, Kubernetes termination_grace_period_seconds = 60.
 
 output "goose_session_name" {
   description = "The Goose session this workspace starts and resumes."

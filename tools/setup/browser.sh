@@ -1,12 +1,9 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
-# tools/setup.sh's steps for the browser test: Chromium and AgentAPI with its chat UI.
-# Sourced by tools/setup.sh (its globals, tools/lib.sh and its helpers); do not execute it.
+# tools/setup.sh's steps for the browser test: Chromium and AgentAPI with its chat UI; sourced by it, not run.
 
-# ---- 7. Browser test (the full profile) --------------------------------------------------
-# test/integration/browser.test.ts drives Debian's Chromium with playwright-core (package.json),
-# which never downloads a browser of its own. In the lifecycle profile these steps only look
-# for what an earlier run left, so that profile stays light.
+# ---- 7. Browser test (the full profile)
+# In the lifecycle profile these steps only look for what an earlier run left.
 
 # step_chromium: CHROMIUM_BIN, or empty with CHROMIUM_SKIP saying how to get it. The emoji
 # font draws the "⏱" Goose prints after each reply in the screenshots.
@@ -58,9 +55,8 @@ embed_chat_ui() {
   cp -R chat/out/. lib/httpapi/chat/
 }
 
-# step_agentapi_ui: AGENTAPI_BIN_UI, the default AgentAPI with the chat UI its releases embed
-# (the Go module zip has chat/'s sources, not their export, so step_agentapi's builds answer
-# /chat with 404), or empty with AGENTAPI_UI_SKIP saying why.
+# step_agentapi_ui: AGENTAPI_BIN_UI, the default AgentAPI with its chat UI (docs/browser-test.md),
+# or empty with AGENTAPI_UI_SKIP saying why.
 step_agentapi_ui() {
   local v="$AGENTAPI_VERSION_DEFAULT" bin stamp t
   bin="$TOOLS_DIR/agentapi/v$v-ui/agentapi"

@@ -1,10 +1,8 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
-# tools/setup.sh's steps for the Terraform CLIs and the coder provider mirror.
-# Sourced by tools/setup.sh (its globals, tools/lib.sh and its helpers); do not execute it.
+# tools/setup.sh's steps for the Terraform CLIs and the coder provider mirror; sourced by it, not run.
 
-# ---- 2. Terraform CLIs --------------------------------------------------------------
-# tf_version_of BIN: print the CLI's version (e.g. 1.11.4), or nothing.
+# ---- 2. Terraform CLIs
 tf_version_of() {
   local out v
   out="$(CHECKPOINT_DISABLE=1 "$1" version -json 2>/dev/null)" || true
@@ -100,10 +98,9 @@ choose_primary_cli() {
   fi
 }
 
-# ---- 3. Coder provider as an unpacked filesystem mirror -----------------------------
+# ---- 3. Coder provider as an unpacked filesystem mirror
 PROVIDER_HOSTS=(registry.terraform.io registry.opentofu.org)
 
-# step_provider VERSION: build that coder provider release and lay it out in the mirror.
 step_provider() {
   local v="$1" src host dest t missing=0
   src="$TOOLS_DIR/go-bin/terraform-provider-coder/v$v/terraform-provider-coder"

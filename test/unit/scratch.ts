@@ -9,19 +9,25 @@ import { afterAll, beforeAll } from "vitest";
  * after the file's tests.
  */
 export function scratchFolders(name: string): () => Promise<string> {
-  let root = "";
+  const at = scratchDir(name);
   let n = 0;
+  return async () => {
+    const dir = at(`case-${n++}`);
+    await mkdir(dir);
+    return dir;
+  };
+}
+
+/** One temporary folder for the calling test file, removed after its tests; `at(...parts)` names paths in it. */
+export function scratchDir(name: string): (...parts: string[]) => string {
+  let root = "";
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), `${name}-`));
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
   });
-  return async () => {
-    const dir = path.join(root, `case-${n++}`);
-    await mkdir(dir);
-    return dir;
-  };
+  return (...parts) => path.join(root, ...parts);
 }
 
 /** Like scratchFolders, but each fresh folder comes as a function that names paths in it (`at()` is the folder). */

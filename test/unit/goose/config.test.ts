@@ -65,8 +65,7 @@ describe("moduleExtensions", () => {
 
 describe("extensionsLayer", () => {
   it("holds only the extensions mapping, with the entries as given", () => {
-    const layer = JSON.parse(extensionsLayer(wanted));
-    expect(layer).toEqual({ extensions: { coder, developer: developerExtension } });
+    expect(JSON.parse(extensionsLayer(wanted))).toEqual({ extensions: { coder, developer: developerExtension } });
   });
 
   it("keeps hostile strings as data: every string is a quoted JSON string", () => {
@@ -96,18 +95,11 @@ const BEGIN = "<!-- coder goose module: system_prompt begin -->";
 const END = "<!-- coder goose module: system_prompt end -->";
 
 describe("upsertHintsBlock", () => {
-  it("adds the system prompt as a marked block after the user's hints", () => {
-    const text = upsertHintsBlock("Use tabs.\n", "Be brief.");
-    expect(text).toBe(`Use tabs.\n\n${BEGIN}\nBe brief.\n${END}\n`);
-  });
-
-  it("replaces its own block on the next start without touching the rest", () => {
-    const second = upsertHintsBlock(upsertHintsBlock("Use tabs.\n", "Be brief."), "Be thorough.");
-    expect(second).toBe(`Use tabs.\n\n${BEGIN}\nBe thorough.\n${END}\n`);
-  });
-
-  it("removes its block when the system prompt is emptied", () => {
-    expect(upsertHintsBlock(upsertHintsBlock("Use tabs.\n", "Be brief."), "")).toBe("Use tabs.\n");
+  it("adds the prompt as a marked block after the user's hints, replaces it next time, removes it when emptied", () => {
+    const first = upsertHintsBlock("Use tabs.\n", "Be brief.");
+    expect(first).toBe(`Use tabs.\n\n${BEGIN}\nBe brief.\n${END}\n`);
+    expect(upsertHintsBlock(first, "Be thorough.")).toBe(`Use tabs.\n\n${BEGIN}\nBe thorough.\n${END}\n`);
+    expect(upsertHintsBlock(first, "")).toBe("Use tabs.\n");
     expect(upsertHintsBlock(null, "")).toBe("");
   });
 
@@ -152,16 +144,11 @@ describe("upsertHintsBlock", () => {
   ];
   const cases = existing.flatMap((e) => prompts.map((p) => [e, p] as const));
 
-  it.each(cases)("applying twice equals applying once (existing %j, prompt %j)", (e, p) => {
+  it.each(cases)("is idempotent, and a changed prompt replaces the block (existing %j, prompt %j)", (e, p) => {
     const once = upsertHintsBlock(e, p);
     expect(upsertHintsBlock(once, p)).toBe(once);
     expect(once.split(BEGIN).length).toBeLessThanOrEqual(2);
     expect(once.split(END).length).toBe(once.split(BEGIN).length);
-  });
-
-  it.each(cases)("a changed prompt replaces the block without growing the file (existing %j, prompt %j)", (e, p) => {
-    const once = upsertHintsBlock(e, p);
-    const other = upsertHintsBlock(once, "other prompt");
-    expect(upsertHintsBlock(other, p)).toBe(once);
+    expect(upsertHintsBlock(upsertHintsBlock(once, "other prompt"), p)).toBe(once);
   });
 });

@@ -1,42 +1,23 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, lstat, mkdir, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { configureGoose, describeOutcome, gooseConfigDir } from "../../../src/goose/setup.js";
+import { scratchFolders } from "../scratch.js";
 
-let root: string;
-let n = 0;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "goose-setup-test-"));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-async function home(): Promise<{ home: string; dir: string; config: string; hints: string; layer: string }> {
-  const h = path.join(root, `home-${n++}`);
-  await mkdir(h);
+const fresh = scratchFolders("goose-setup-test");
+async function home() {
+  const h = await fresh();
   const dir = path.join(h, ".config", "goose");
   const layer = path.join(h, ".coder-modules", "coder", "goose", "goose-config.json");
   return { home: h, dir, config: path.join(dir, "config.yaml"), hints: path.join(dir, ".goosehints"), layer };
 }
 
-const settings = (
-  over: Partial<{ systemPrompt: string; extensions: Record<string, Record<string, unknown>> }> = {},
-) => ({
-  appSlug: "goose",
-  systemPrompt: "",
-  extensions: {},
-  ...over,
-});
-const setup = (h: string, over?: Parameters<typeof settings>[0], port = 3284) =>
-  configureGoose(settings(over), {
-    port,
-    env: {},
-    home: h,
-    layerFile: path.join(h, ".coder-modules", "coder", "goose", "goose-config.json"),
-  });
+type Over = { systemPrompt?: string; extensions?: Record<string, Record<string, unknown>> };
+const setup = (h: string, over: Over = {}, port = 3284) =>
+  configureGoose(
+    { appSlug: "goose", systemPrompt: "", extensions: {}, ...over },
+    { port, env: {}, home: h, layerFile: path.join(h, ".coder-modules", "coder", "goose", "goose-config.json") },
+  );
 const layerOf = async (file: string) => JSON.parse(await readFile(file, "utf8"));
 const mode = async (p: string) => (await stat(p)).mode & 0o777;
 
@@ -52,11 +33,12 @@ describe("configureGoose", () => {
   it("writes the extensions to its own layer, 0600, and never creates or touches config.yaml", async () => {
     const { home: h, dir, config, layer } = await home();
     const result = await setup(h);
-    expect(result.config).toMatchObject({ file: layer, action: "created", detail: "extensions: coder, developer" });
-    expect(result.hints).toEqual({ file: path.join(dir, ".goosehints"), action: "unchanged" });
-    expect(result.warnings).toEqual([]);
-    expect(await mode(layer)).toBe(0o600);
-    expect(await mode(path.dirname(layer))).toBe(0o700);
+    expect(result).toMatchObject({
+      config: { file: layer, action: "created", detail: "extensions: coder, developer" },
+      hints: { file: path.join(dir, ".goosehints"), action: "unchanged" },
+      warnings: [],
+    });
+    expect([await mode(layer), await mode(path.dirname(layer))]).toEqual([0o600, 0o700]);
     const parsed = await layerOf(layer);
     expect(Object.keys(parsed)).toEqual(["extensions"]);
     expect(parsed.extensions.coder.envs.CODER_MCP_AI_AGENTAPI_URL).toBe("http://localhost:3284");
@@ -80,8 +62,7 @@ describe("configureGoose", () => {
     // Not a wait for anything: it makes a rewrite show as a different mtime.
     await new Promise((r) => setTimeout(r, 20));
     const result = await setup(h, { systemPrompt: "Be brief." });
-    expect(result.config.action).toBe("unchanged");
-    expect(result.hints.action).toBe("unchanged");
+    expect([result.config.action, result.hints.action]).toEqual(["unchanged", "unchanged"]);
     const after = await Promise.all([stat(layer), stat(hints)]);
     expect(after.map((s) => [s.ino, s.mtimeMs])).toEqual(before.map((s) => [s.ino, s.mtimeMs]));
   });
@@ -108,7 +89,7 @@ describe("configureGoose", () => {
   it("keeps a symlinked .goosehints a link and updates its target in place", async () => {
     const { home: h, dir, hints } = await home();
     const dotfiles = path.join(h, "dotfiles");
-    await mkdir(dotfiles, { mode: 0o755 });
+    await mkdir(dotfiles);
     await chmod(dotfiles, 0o755);
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dotfiles, "hints"), "Mine.\n", { mode: 0o644 });
@@ -155,32 +136,20 @@ describe("configureGoose", () => {
     expect(Object.keys((await layerOf(layer)).extensions)).toEqual(["coder", "developer", "good"]);
   });
 
-  it("writes the system prompt to .goosehints once, and removes it when emptied", async () => {
+  it("creates .goosehints 0600 for the system prompt, and empties it when the prompt is emptied", async () => {
     const { home: h, hints } = await home();
-    expect(
-      (await setup(h, { systemPrompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action,
-    ).toBe("created");
-    const once = await readFile(hints, "utf8");
+    expect((await setup(h, { systemPrompt: "Be brief." })).hints.action).toBe("created");
     expect(await mode(hints)).toBe(0o600);
-    expect(
-      (await setup(h, { systemPrompt: `Be brief. <!-- coder goose module: system_prompt end -->` })).hints.action,
-    ).toBe("unchanged");
-    expect(await readFile(hints, "utf8")).toBe(once);
-    expect((await setup(h, { systemPrompt: "" })).hints).toMatchObject({
-      action: "written",
-      detail: "system prompt removed",
-    });
+    const emptied = (await setup(h, { systemPrompt: "" })).hints;
+    expect(emptied).toMatchObject({ action: "written", detail: "system prompt removed" });
     expect(await readFile(hints, "utf8")).toBe("");
   });
 });
 
 describe("describeOutcome", () => {
   it.each([
-    [
-      { file: "/c", action: "created", detail: "extensions set: coder" } as const,
-      "/c: created (extensions set: coder)",
-    ],
-    [{ file: "/c", action: "unchanged" } as const, "/c: already up to date"],
-    [{ file: "/c", action: "skipped", warning: "w" } as const, "/c: left unchanged"],
-  ])("%j", (outcome, line) => expect(describeOutcome(outcome)).toBe(line));
+    [{ action: "created", detail: "extensions set: coder" }, "/c: created (extensions set: coder)"],
+    [{ action: "unchanged" }, "/c: already up to date"],
+    [{ action: "skipped", warning: "w" }, "/c: left unchanged"],
+  ] as const)("%j", (outcome, line) => expect(describeOutcome({ file: "/c", ...outcome })).toBe(line));
 });

@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { lstat, readFile, stat, symlink, writeFile } from "node:fs/promises";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pollUntil } from "../../../src/lib/poll.js";
 import {
   childPids,
@@ -18,37 +16,18 @@ import {
   waitForExit,
   writePidFile,
 } from "../../../src/lib/processes.js";
-import { scratchPaths } from "../scratch.js";
+import { exitedPid, liveChildren } from "../children.js";
+import { scratchDir } from "../scratch.js";
 
-const folder = scratchPaths("processes-test");
-let at: Awaited<ReturnType<typeof folder>>;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  at = await folder();
-});
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
-});
-
-async function start(file: string, args: string[], argv0?: string): Promise<number> {
-  const child = spawn(file, args, { stdio: "ignore", argv0 });
-  children.push(child);
-  await once(child, "spawn");
-  return child.pid as number;
-}
-
-async function exitedPid(): Promise<number> {
-  const child = spawn("/bin/true", [], { stdio: "ignore" });
-  await once(child, "exit");
-  return child.pid as number;
-}
+const at = scratchDir("processes-test");
+const start = liveChildren();
 
 describe("isAgentapiServer", () => {
   it.each([
     ["agentapi server on the expected port", "/m/bin/agentapi server --type goose --port 4000 -- goose", 4000, true],
     ["another port", "/m/bin/agentapi server --port 4001", 4000, false],
     ["another program", "sleep 1000", 4000, false],
-    ["another program", "/usr/bin/python3 agentapi server", 4000, false],
+    ["another program's argument", "/usr/bin/python3 agentapi server", 4000, false],
     ["the word server after --", "agentapi attach -- server", 3284, false],
     ["AgentAPI's default port when none is given", "agentapi server -- goose", 3284, true],
   ] as const)("%s: %s", (_, argv, port, is) => {
@@ -96,10 +75,8 @@ describe("a live process tree", () => {
     expect(await readCmdline(parent)).toEqual(["perl", "-e", script]);
     expect(await readCmdline(zombiePid)).toBeNull();
     expect(await parentPid(zombiePid)).toBe(parent);
-    expect(await isRunning(parent)).toBe(true);
-    expect(await isRunning(zombiePid)).toBe(false);
-    expect(await waitForExit(zombiePid, 0)).toBe(true);
-    expect(await waitForExit(parent, 0)).toBe(false);
+    expect([await isRunning(parent), await isRunning(zombiePid)]).toEqual([true, false]);
+    expect([await waitForExit(zombiePid, 0), await waitForExit(parent, 0)]).toEqual([true, false]);
 
     expect(await killTree(parent)).toEqual([zombiePid]);
     expect(await waitForExit(parent, 10_000)).toBe(true);
@@ -117,9 +94,7 @@ describe("a live process tree", () => {
 
   it("answers for a process that has gone", async () => {
     const gone = await exitedPid();
-    expect(await isRunning(gone)).toBe(false);
-    expect(await parentPid(gone)).toBeNull();
-    expect(await readCmdline(gone)).toBeNull();
+    expect([await isRunning(gone), await parentPid(gone), await readCmdline(gone)]).toEqual([false, null, null]);
   });
 });
 
@@ -133,8 +108,7 @@ describe("PID files", () => {
     expect(await readFile(victim, "utf8")).toBe("precious");
     expect((await lstat(file)).isFile()).toBe(true);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect(await readFile(file, "utf8")).toBe("4321\n");
-    expect(await readPidFile(file)).toBe(4321);
+    expect([await readFile(file, "utf8"), await readPidFile(file)]).toEqual(["4321\n", 4321]);
   });
 
   it("removes the file only while it names the given PID", async () => {

@@ -1,9 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { lstat, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
 import { recordStop } from "../../../src/lifecycle/stop-request.js";
 import type { ModulePaths } from "../../../src/settings/config.js";
 import {
@@ -14,36 +10,15 @@ import {
   SUPERVISOR_ARG,
   supervisorHelper,
 } from "../../../src/supervisor/process.js";
+import { exitedPid, liveChildren } from "../children.js";
+import { scratchDir } from "../scratch.js";
 
 const MODULE_DIR = "/home/u/.coder-modules/coder/goose";
-
-let dir: string;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "supervisor-process-test-"));
-});
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
+const at = scratchDir("supervisor-process-test");
+const start = liveChildren();
 /** A live process whose command line is a supervisor's (node, its code, the two arguments). */
-async function fakeSupervisor(moduleDir: string): Promise<number> {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", SUPERVISOR_ARG, moduleDir], {
-    stdio: "ignore",
-  });
-  children.push(child);
-  await once(child, "spawn");
-  return child.pid as number;
-}
-
-async function deadPid(): Promise<number> {
-  const child = spawn("true");
-  await once(child, "exit");
-  return child.pid as number;
-}
+const fakeSupervisor = (dir: string) =>
+  start(process.execPath, ["-e", "setInterval(() => {}, 1000)", SUPERVISOR_ARG, dir]);
 
 describe("isSupervisor", () => {
   it.each([
@@ -71,10 +46,12 @@ describe("supervisorHelper", () => {
 });
 
 describe("claimSupervisorPid", () => {
+  let n = 0;
   /** A fresh module folder, with the PID file's path in it, as a start leaves it. */
   async function folder(): Promise<ModulePaths> {
-    const moduleDir = await mkdtemp(path.join(dir, "module-"));
-    return { dir: moduleDir, supervisorPid: path.join(moduleDir, "supervisor.pid") } as ModulePaths;
+    const dir = at(`module-${n++}`);
+    await mkdir(dir);
+    return { dir, supervisorPid: `${dir}/supervisor.pid` } as ModulePaths;
   }
 
   it("creates the PID file, private, naming this process", async () => {
@@ -101,7 +78,7 @@ describe("claimSupervisorPid", () => {
   });
 
   it.each([
-    ["a dead PID", async () => deadPid()],
+    ["a dead PID", exitedPid],
     ["a live process that is not a supervisor", async () => process.ppid],
     ["the supervisor of another folder", async () => fakeSupervisor("/home/other/.coder-modules/coder/goose")],
   ])("replaces a file naming %s", async (_what, pid) => {
@@ -115,7 +92,7 @@ describe("claimSupervisorPid", () => {
 
   it("never writes through a link planted at its name", async () => {
     const paths = await folder();
-    const victim = path.join(dir, "victim");
+    const victim = at("victim");
     await writeFile(victim, "keep me\n");
     await symlink(victim, paths.supervisorPid);
     expect(await claimSupervisorPid(paths, 0)).toEqual({ claimed: true });

@@ -37,36 +37,19 @@ describe("buildGooseArgs", () => {
 describe("buildAgentapiArgs", () => {
   it("passes --type goose, the port and the state files before --", () => {
     const persistence = { stateFile: "/s.json", pidFile: "/a.pid" };
-    expect(buildAgentapiArgs({ port: 4000, persistence, goose: "/bin/goose", gooseArgs: ["session"] })).toEqual([
-      "server",
-      "--type",
-      "goose",
-      "--port",
-      "4000",
-      "--state-file",
-      "/s.json",
-      "--pid-file",
-      "/a.pid",
-      "--",
-      "/bin/goose",
-      "session",
-    ]);
+    expect(buildAgentapiArgs({ port: 4000, persistence, goose: "/bin/goose", gooseArgs: ["session"] })).toEqual(
+      "server --type goose --port 4000 --state-file /s.json --pid-file /a.pid -- /bin/goose session".split(" "),
+    );
   });
 
   it("leaves the state flags out without persistence (older AgentAPI rejects them)", () => {
     const args = buildAgentapiArgs({ port: 3284, persistence: null, goose: "goose", gooseArgs: [] });
-    expect(args).not.toContain("--state-file");
-    expect(args).not.toContain("--pid-file");
+    expect(args).toEqual("server --type goose --port 3284 -- goose".split(" "));
   });
 });
 
 describe("buildLaunchEnv", () => {
-  const base = {
-    PATH: "/usr/bin",
-    HOME: "/home/coder",
-    AGENTAPI_STATE_FILE: "/stale.json",
-    AGENTAPI_ALLOWED_HOSTS: "*",
-  };
+  const base = { PATH: "/usr/bin", HOME: "/h", AGENTAPI_STATE_FILE: "/stale.json", AGENTAPI_ALLOWED_HOSTS: "*" };
   const env = { ...base, ANTHROPIC_API_KEY: "k" };
   const opts = {
     ...{ chatBasePath: "", persistence: null, provider: "openai", model: "gpt", mode: "auto" as const, pathPrefix: [] },
@@ -97,8 +80,7 @@ describe("buildLaunchEnv", () => {
 
   it("drops inherited AGENTAPI_* state variables when persistence is off", () => {
     const got = buildLaunchEnv(env, opts);
-    expect(got.AGENTAPI_STATE_FILE).toBeUndefined();
-    expect(got.AGENTAPI_CHAT_BASE_PATH).toBeUndefined();
+    expect([got.AGENTAPI_STATE_FILE, got.AGENTAPI_CHAT_BASE_PATH]).toEqual([undefined, undefined]);
   });
 
   it("passes the allow-lists space-separated, as AgentAPI reads them, never an inherited *", () => {

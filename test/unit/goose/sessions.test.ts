@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   findNamedSession,
   parseSessionExport,
@@ -18,24 +17,21 @@ import {
   readConversationTail,
 } from "../../../src/goose/sessions.js";
 import type { RunResult } from "../../../src/lib/exec.js";
+import { scratchDir } from "../scratch.js";
 import { AGENT_ONLY, buildSessionsDb, CTX, exported, m, msg, SQLITE, s, TC, tail } from "./session-store.js";
 
 const NO_TAIL = tail(0, null, null, null);
-
-let root: string;
-let file: string;
+const at = scratchDir("goose-sessions-test");
 const [AT, OLD, NEW] = ["2026-11-22 10:00:00", "2020-01-01 00:00:00", "2026-11-22 12:00:00"];
 const parts = JSON.stringify([
   { type: "text", text: "part one" },
   { type: "image", data: "x" },
   { type: "text", text: "part two" },
 ]);
+// One database; each case below owns the sessions of its name.
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "goose-sessions-test-"));
-  // One database; each case below owns the sessions of its name.
-  file = path.join(root, "sessions.db");
   await buildSessionsDb(
-    file,
+    at("sessions.db"),
     [
       ...[s("c1", "counted"), s("i1", "interrupted"), s("h1", "hidden"), s("o1", "old-schema")],
       ...[s("a", "latest", NEW), s("b", "latest", OLD), s("seconds", "units"), s("millis", "units")],
@@ -65,11 +61,7 @@ beforeAll(async () => {
     ],
   );
 });
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-async function query(name: string, db = file): Promise<SessionRow | null> {
+async function query(name: string, db = at("sessions.db")): Promise<SessionRow | null> {
   const found = await querySessionDb(SQLITE, db, name, process.env);
   if ("problem" in found) throw new Error(found.problem);
   return found.row;
@@ -123,7 +115,7 @@ describe("sessionQuery against a real database", () => {
   });
 
   it("opens a database whose path needs escaping in a URI", async () => {
-    const weird = path.join(root, "we?ird #dir %20", "sessions.db");
+    const weird = at("we?ird #dir %20", "sessions.db");
     await mkdir(path.dirname(weird));
     await buildSessionsDb(weird, [s("s1")], []);
     expect((await query("task", weird))?.id).toBe("s1");
@@ -199,13 +191,12 @@ it.each([
 
 describe("probeSession and readConversationTail with real processes", () => {
   async function fakeGoose(name: string, body: string): Promise<string> {
-    const file = path.join(root, name);
-    await writeFile(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-    return file;
+    await writeFile(at(name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    return at(name);
   }
   let homes = 0;
   async function homeWithDb(): Promise<string> {
-    const home = path.join(root, `home-${homes++}`);
+    const home = at(`home-${homes++}`);
     const db = path.join(home, ".local/share/goose/sessions/sessions.db");
     await mkdir(path.dirname(db), { recursive: true });
     await buildSessionsDb(
@@ -216,7 +207,7 @@ describe("probeSession and readConversationTail with real processes", () => {
     return home;
   }
   const env = { PATH: "/usr/bin:/bin" };
-  const opts = (goose: string, home = root) => ({ goose, name: "task", env, home, cwd: root });
+  const opts = (goose: string, home = at()) => ({ goose, name: "task", env, home, cwd: at() });
 
   it("uses Goose's session list and export when they work", async () => {
     const list = JSON.stringify([
@@ -255,7 +246,7 @@ describe("probeSession and readConversationTail with real processes", () => {
 
   it("says absent when there is no database at all, and unknown without sqlite3", async () => {
     const goose = await fakeGoose("goose-fails", "exit 1");
-    expect(await probeSession(opts(goose, path.join(root, "empty-home")))).toMatchObject({ kind: "absent" });
+    expect(await probeSession(opts(goose, at("empty-home")))).toMatchObject({ kind: "absent" });
     expect(await probeSession({ ...opts(goose, await homeWithDb()), env: { PATH: "/nonexistent" } })).toMatchObject({
       kind: "unknown",
       reason: expect.stringMatching(/exited 1; sqlite3 is not installed/),
@@ -269,44 +260,30 @@ const listed = (over: Record<string, unknown>) => {
 };
 
 describe("findNamedSession", () => {
-  it("finds an exact name match with its message count", () => {
-    expect(findNamedSession(listed({}), "task-1")).toMatchObject({ kind: "found", id: "20261122_1", messages: 2 });
+  const rows = (...r: Array<[string, number, string]>) =>
+    JSON.stringify(r.map(([id, n, h]) => ({ id, name: "t", message_count: n, updated_at: `2026-11-22T${h}:00:00Z` })));
+  const found = { kind: "found" };
+  const absent = { kind: "absent", source: "goose session list" };
+  it.each([
+    ["a name match, with its count", listed({}), "task-1", { ...found, id: "20261122_1", messages: 2 }],
+    ["the id too, as goose --resume --name does", listed({ name: "other" }), "20261122_1", found],
+    ["no name that merely contains it", listed({ name: "task-10" }), "task-1", absent],
+    ["no sub_agent (not resumable)", listed({ session_type: "sub_agent" }), "task-1", absent],
+    ["the latest active of two", rows(["a", 0, "09"], ["b", 4, "11"]), "t", { ...found, id: "b", messages: 4 }],
+    ["then the highest id", rows(["id1", 1, "10"], ["id2", 2, "10"]), "t", { ...found, id: "id2" }],
+    // Goose 1.10-1.11 lists name sessions in description.
+    [
+      "an old list's name",
+      '[{"id":"1","description":"task-1","message_count":3}]',
+      "task-1",
+      { ...found, messages: 3 },
+    ],
+    ["nothing in empty output", "", "task-1", absent],
+  ])("finds %s", (_, out, name, want) => {
+    expect(findNamedSession(out, name)).toMatchObject(want);
   });
 
-  it("matches the id too, as goose --resume --name does", () => {
-    expect(findNamedSession(listed({ name: "other" }), "20261122_1")).toMatchObject({ kind: "found" });
-  });
-
-  it("does not match a name that merely contains the wanted one", () => {
-    expect(findNamedSession(listed({ name: "task-10" }), "task-1")).toEqual({
-      kind: "absent",
-      source: "goose session list",
-    });
-  });
-
-  it("ignores sessions goose would not resume (sub-agents, hidden)", () => {
-    expect(findNamedSession(listed({ session_type: "sub_agent" }), "task-1").kind).toBe("absent");
-  });
-
-  it("picks the most recently active of two sessions with the same name, then the highest id", () => {
-    const row = (id: string, count: number, h: string) => ({
-      id,
-      name: "t",
-      message_count: count,
-      updated_at: `2026-11-22T${h}:00:00Z`,
-    });
-    const pick = (...rows: object[]) => findNamedSession(JSON.stringify(rows), "t");
-    expect(pick(row("a", 0, "09"), row("b", 4, "11"))).toMatchObject({ id: "b", messages: 4 });
-    expect(pick(row("20261122_1", 1, "10"), row("20261122_2", 2, "10"))).toMatchObject({ id: "20261122_2" });
-  });
-
-  it("reads Goose 1.10-1.11 lists, which name sessions in description", () => {
-    const old = { id: "20251010_1", description: "task-1", message_count: 3, updated_at: "x" };
-    expect(findNamedSession(JSON.stringify([old]), "task-1")).toMatchObject({ kind: "found", messages: 3 });
-  });
-
-  it("treats empty output as no sessions and rejects non-lists", () => {
-    expect(findNamedSession("", "task-1").kind).toBe("absent");
+  it("rejects output that is not a list", () => {
     expect(() => findNamedSession('{"error":"x"}', "task-1")).toThrow();
     expect(() => findNamedSession("No sessions found", "task-1")).toThrow();
   });

@@ -43,11 +43,7 @@ describe("openRotatedLog", () => {
     await append(file, "third run\n"); // 15 >= 10: rotated first
     await append(file, "fourth run\n");
     await append(file, "fifth\n");
-    expect(await logFiles(dir)).toEqual({
-      "a.log": "fifth\n",
-      "a.log.1": "fourth run\n",
-      "a.log.2": "third run\n",
-    });
+    expect(await logFiles(dir)).toEqual({ "a.log": "fifth\n", "a.log.1": "fourth run\n", "a.log.2": "third run\n" });
   });
 
   it("moves a link planted at a generation's name, never what it points to", async () => {

@@ -9,24 +9,14 @@ import { scratchFolders } from "../scratch.js";
 
 const fresh = scratchFolders("state-prep-test");
 
+/** The paths prepareState reads, as a start lays them out in the module folder. */
 function pathsIn(dir: string): ModulePaths {
-  const at = (name: string) => path.join(dir, name);
-  const [stateFile, pidFile, supervisorPid] = [at("agentapi-state.json"), at("agentapi.pid"), at("supervisor.pid")];
-  const more = {
-    stateBackup: `${stateFile}.bak`,
-    stateOwner: at("agentapi-state.owner.json"),
-    tmp: at("tmp"),
-    gooseLayer: at("goose-config.json"),
-  };
-  const rest = { launchRecord: at("agentapi-launch.json"), promptFile: at("prompt.txt"), supervisorPid, ...more };
-  return { dir, logs: at("logs"), scripts: at("scripts"), bin: at("bin"), stateFile, pidFile, ...rest };
+  const stateFile = path.join(dir, "agentapi-state.json");
+  const stateOwner = path.join(dir, "agentapi-state.owner.json");
+  return { dir, stateFile, stateBackup: `${stateFile}.bak`, stateOwner } as ModulePaths;
 }
 
-const decision: StartDecision = {
-  ...{ mode: "cold", reason: 'Goose has no session named "task-1"', state: "set-aside" },
-  stateReason:
-    "the AgentAPI state file holds 2 message(s) from a conversation this new Goose session will not remember",
-};
+const decision: StartDecision = { mode: "cold", reason: "no session", state: "set-aside", stateReason: "2 messages" };
 
 const plan = (restart: boolean): LaunchPlan => ({
   ...{ sessionName: "task-1", probe: { kind: "absent", source: "test" }, decision, stateText: null },

@@ -1,14 +1,10 @@
 import { readFile, stat, symlink, writeFile } from "node:fs/promises";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { logTail, openLog, tail } from "../../../src/lib/command-log.js";
 import { runToLog } from "../../../src/lib/exec.js";
-import { scratchPaths } from "../scratch.js";
+import { scratchDir } from "../scratch.js";
 
-const folder = scratchPaths("command-log-test");
-let at: Awaited<ReturnType<typeof folder>>;
-beforeAll(async () => {
-  at = await folder();
-});
+const at = scratchDir("command-log-test");
 
 describe("tail", () => {
   it.each([
@@ -56,9 +52,8 @@ describe("runToLog", () => {
     const victim = at("victim");
     await writeFile(victim, "precious");
     await symlink(victim, at("linked.log"));
-    await expect(runToLog("/bin/echo", ["x"], { logFile: at("linked.log"), cwd: at(), env: {} })).rejects.toThrow(
-      /ELOOP/,
-    );
+    const run = runToLog("/bin/echo", ["x"], { logFile: at("linked.log"), cwd: at(), env: {} });
+    await expect(run).rejects.toThrow(/ELOOP/);
     expect(await readFile(victim, "utf8")).toBe("precious");
   });
 });

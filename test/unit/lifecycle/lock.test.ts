@@ -22,12 +22,17 @@ async function takeFree(moduleDir: string): Promise<void> {
 }
 
 describe("the lifecycle lock", () => {
-  it("one holder at a time; a waiter hears who holds it", async () => {
+  /** A driver process of its own that holds the lock of a fresh module folder. */
+  async function held(...as: string[]) {
     const moduleDir = await scratch();
-    const go = path.join(moduleDir, "go");
-    await writeFile(go, "");
-    const holder = drive("hold", moduleDir, go, "stop");
+    await writeFile(path.join(moduleDir, "go"), "");
+    const holder = drive("hold", moduleDir, path.join(moduleDir, "go"), ...as);
     expect(await holder.outcome).toEqual({ held: true });
+    return { moduleDir, holder };
+  }
+
+  it("one holder at a time; a waiter hears who holds it", async () => {
+    const { moduleDir, holder } = await held("stop");
 
     expect(await acquireLifecycleLock(moduleDir, "launch", noWait)).toEqual({ busy: `stop ${holder.child.pid}` });
     holder.child.stdin?.end();
@@ -36,11 +41,7 @@ describe("the lifecycle lock", () => {
   });
 
   it("a holder killed with SIGKILL blocks nobody: the next one gets it at once", async () => {
-    const moduleDir = await scratch();
-    const go = path.join(moduleDir, "go");
-    await writeFile(go, "");
-    const holder = drive("hold", moduleDir, go);
-    expect(await holder.outcome).toEqual({ held: true });
+    const { moduleDir, holder } = await held();
     holder.child.kill("SIGKILL");
     await new Promise((resolve) => holder.child.once("exit", resolve));
     await takeFree(moduleDir);
@@ -60,11 +61,10 @@ describe("the lifecycle lock", () => {
     const a = await acquireLifecycleLock(one, "stop", noWait);
     const b = await acquireLifecycleLock(two, "stop", noWait);
     expect("lock" in a && "lock" in b).toBe(true);
-    const id = await readFile(path.join(one, "lifecycle-lock-id"), "utf8");
-    expect(id).toMatch(/^[0-9a-f]{32}\n$/);
-    expect(id).not.toBe(await readFile(path.join(two, "lifecycle-lock-id"), "utf8"));
-    if ("lock" in a) await a.lock.release();
-    if ("lock" in b) await b.lock.release();
+    const ids = await Promise.all([one, two].map((d) => readFile(path.join(d, "lifecycle-lock-id"), "utf8")));
+    expect(ids).toEqual([expect.stringMatching(/^[0-9a-f]{32}\n$/), expect.stringMatching(/^[0-9a-f]{32}\n$/)]);
+    expect(ids[0]).not.toBe(ids[1]);
+    for (const held of [a, b]) if ("lock" in held) await held.lock.release();
   });
 
   it("without the module folder there is nothing to lock", async () => {

@@ -7,36 +7,19 @@ describe("judgeStateAfterStop", () => {
 
   const [missing, corrupt] = [{ kind: "missing" as const }, { kind: "invalid" as const, reason: "EOF" }];
   const off = { persistence: false, wasRunning: true };
+  const [keep, restore, lost] = [{ action: "keep", lost: false }, { action: "restore", lost: false }, { lost: true }];
   it.each([
-    [
-      "keeps a state that holds at least what it held at start",
-      valid(6),
-      valid(4),
-      on,
-      { action: "keep", lost: false },
-    ],
-    [
-      "restores the backup when AgentAPI overwrote the chat before loading it",
-      valid(1),
-      valid(4),
-      on,
-      { action: "restore", lost: false },
-    ],
+    ["keeps a state that holds at least what it held at start", valid(6), valid(4), on, keep],
+    ["restores the backup when AgentAPI overwrote the chat before loading it", valid(1), valid(4), on, restore],
     ["restores the backup over a corrupt file", corrupt, valid(4), on, { action: "restore" }],
-    [
-      "reports a loss when the file is corrupt and there is no backup",
-      corrupt,
-      missing,
-      on,
-      { action: "keep", lost: true },
-    ],
-    ["checks nothing when persistence is off", missing, missing, off, { action: "keep", lost: false }],
+    ["reports a loss when the file is corrupt and there is no backup", corrupt, missing, on, { ...keep, ...lost }],
+    ["checks nothing when persistence is off", missing, missing, off, keep],
     [
       "reports a loss when a running AgentAPI left no state file and no backup",
       missing,
       missing,
       on,
-      { action: "keep", lost: true },
+      { ...keep, ...lost },
     ],
     [
       "accepts no state file when no AgentAPI was running",

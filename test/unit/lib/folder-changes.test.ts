@@ -1,13 +1,9 @@
 import { rename, writeFile } from "node:fs/promises";
-import { beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { watchFolders } from "../../../src/lib/folder-changes.js";
-import { scratchPaths } from "../scratch.js";
+import { scratchDir } from "../scratch.js";
 
-const folder = scratchPaths("folder-changes-test");
-let at: Awaited<ReturnType<typeof folder>>;
-beforeAll(async () => {
-  at = await folder();
-});
+const at = scratchDir("folder-changes-test");
 
 // A wait that the event did not end would run into the test's own timeout
 // (vitest's 5 s), far short of this bound: so these tests fail rather than pass late.

@@ -22,7 +22,7 @@ async function takeFree(moduleDir: string): Promise<void> {
 }
 
 describe("the lifecycle lock", () => {
-  /** A driver process of its own that holds the lock of a fresh module folder. */
+  /** A driver process holding the lock of a fresh module folder. */
   async function held(...as: string[]) {
     const moduleDir = await scratch();
     await writeFile(path.join(moduleDir, "go"), "");
@@ -62,7 +62,7 @@ describe("the lifecycle lock", () => {
     const b = await acquireLifecycleLock(two, "stop", noWait);
     expect("lock" in a && "lock" in b).toBe(true);
     const ids = await Promise.all([one, two].map((d) => readFile(path.join(d, "lifecycle-lock-id"), "utf8")));
-    expect(ids).toEqual([expect.stringMatching(/^[0-9a-f]{32}\n$/), expect.stringMatching(/^[0-9a-f]{32}\n$/)]);
+    expect(ids[0]).toMatch(/^[0-9a-f]{32}\n$/);
     expect(ids[0]).not.toBe(ids[1]);
     for (const held of [a, b]) if ("lock" in held) await held.lock.release();
   });

@@ -4,7 +4,7 @@ import { ensurePrivateDir, mkdirPrivate } from "../../../src/lib/private-dirs.js
 import { scratchFolders, scratchPaths } from "../scratch.js";
 
 const fresh = scratchFolders("private-dirs-test");
-const folder = scratchPaths("private-dirs-test");
+const folder = scratchPaths("private-dirs-test-paths");
 const mode = async (p: string) => (await stat(p)).mode & 0o777;
 
 const originalUmask = process.umask();
@@ -36,9 +36,7 @@ describe("ensurePrivateDir", () => {
     async (bits) => {
       const dir = await fresh();
       await chmod(dir, bits);
-      await expect(ensurePrivateDir(dir)).rejects.toThrow(
-        new RegExp(`${dir}.*can be written by other users.*chmod go-w`),
-      );
+      await expect(ensurePrivateDir(dir)).rejects.toThrow(new RegExp(`${dir}.*written by other users.*chmod go-w`));
     },
   );
 

@@ -22,11 +22,11 @@ describe("buildGooseArgs", () => {
   });
 
   it("warm, carrying on an interrupted turn: resumes with one continuation text, never the prompt", () => {
-    const args = buildGooseArgs("warm", "task-1", PROMPT, true);
-    expect(args.slice(0, 6)).toEqual(["run", "--resume", "--name", "task-1", "--interactive", "--text"]);
-    expect(args).toHaveLength(7);
-    expect(args).not.toContain(PROMPT);
-    expect(args[6]).toMatch(/carry on/);
+    const text = expect.stringMatching(/carry on/);
+    expect(buildGooseArgs("warm", "task-1", PROMPT, true)).toEqual([
+      ..."run --resume --name task-1 --interactive --text".split(" "),
+      text,
+    ]);
   });
 
   it("keeps a hostile session name as one argument", () => {
@@ -58,8 +58,7 @@ describe("buildLaunchEnv", () => {
     configLayer: "/m/goose-config.json",
   };
 
-  it("names the module's config layer first, before a list the user set, whose files then win", () => {
-    expect(buildLaunchEnv(base, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json");
+  it("names the module's config layer first, before a list the user set (additionalConfigFiles' table has the rest)", () => {
     const own = { ...base, GOOSE_ADDITIONAL_CONFIG_FILES: "/u/a.yaml:/u/b.yaml" };
     expect(buildLaunchEnv(own, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json:/u/a.yaml:/u/b.yaml");
   });

@@ -66,6 +66,7 @@ async function query(name: string, db = at("sessions.db")): Promise<SessionRow |
   if ("problem" in found) throw new Error(found.problem);
   return found.row;
 }
+const EMPTY = { visible_messages: 0, last_role: null, assistant_after: 0 };
 const queryTail = async (name: string) => tailFromRow((await query(name)) as SessionRow);
 
 describe("sessionQuery against a real database", () => {
@@ -89,17 +90,13 @@ describe("sessionQuery against a real database", () => {
   });
 
   it.each([
-    ["the session with the latest message, not the latest updated_at", "latest", "b"],
-    ["by millisecond timestamps read as Goose does", "units", "seconds"],
-    ["by updated_at for a session without messages", "fallback", "empty-new"],
-    ["the highest id on a tie", "tie", "tie-b"],
-  ])("picks %s", async (_, name, id) => {
-    expect((await query(name))?.id).toBe(id);
-  });
-
-  it("a session without messages has none visible, no last role, nothing after", async () => {
-    const want = { id: "empty-new", visible_messages: 0, last_role: null, assistant_after: 0 };
-    expect(await query("fallback")).toMatchObject(want);
+    ["the session with the latest message, not the latest updated_at", "latest", { id: "b" }],
+    ["by millisecond timestamps read as Goose does", "units", { id: "seconds" }],
+    // A session without messages has none visible, no last role, nothing after.
+    ["by updated_at for a session without messages", "fallback", { id: "empty-new", ...EMPTY }],
+    ["the highest id on a tie", "tie", { id: "tie-b" }],
+  ])("picks %s", async (_, name, want) => {
+    expect(await query(name)).toMatchObject(want);
   });
 
   it.each([
@@ -173,9 +170,10 @@ it.each([
   ["/a?b/c#d/e%f g/x.db", "file:/a%3Fb/c%23d/e%25f%20g/x.db?mode=ro"],
 ])("sqliteReadOnlyUri %s", (file, uri) => expect(sqliteReadOnlyUri(file)).toBe(uri));
 
-const result = (over: Partial<RunResult>): RunResult => {
-  return { code: 0, signal: null, stdout: "", stderr: "", timedOut: false, truncated: false, ...over };
-};
+const result = (over: Partial<RunResult>): RunResult => ({
+  ...{ code: 0, signal: null, stdout: "", stderr: "", timedOut: false, truncated: false },
+  ...over,
+});
 
 it.each([
   [result({ error: "spawn x ENOENT", code: null }), "x could not be started (spawn x ENOENT)"],

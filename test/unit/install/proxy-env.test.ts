@@ -41,8 +41,7 @@ describe("proxyFor", () => {
 
   it("keeps the proxy's credentials for its Proxy-Authorization", () => {
     const choice = proxyFor(new URL(GH), { https_proxy: "http://user:p%40ss@proxy:3128" });
-    expect(choice?.proxy.username).toBe("user");
-    expect(choice?.proxy.password).toBe("p%40ss");
+    expect(choice?.proxy).toMatchObject({ username: "user", password: "p%40ss" });
   });
 
   it.each([

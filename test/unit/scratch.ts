@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
@@ -38,3 +38,9 @@ export function scratchPaths(name: string): () => Promise<(...parts: string[]) =
     return (...parts) => path.join(dir, ...parts);
   };
 }
+
+/** A file's text. */
+export const readText = (file: string) => readFile(file, "utf8");
+
+/** A path's permission bits. */
+export const modeOf = async (file: string) => (await stat(file)).mode & 0o777;

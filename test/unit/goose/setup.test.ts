@@ -1,8 +1,8 @@
-import { chmod, lstat, mkdir, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { configureGoose, describeOutcome, gooseConfigDir } from "../../../src/goose/setup.js";
-import { scratchFolders } from "../scratch.js";
+import { modeOf, readText, scratchFolders } from "../scratch.js";
 
 const fresh = scratchFolders("goose-setup-test");
 async function home() {
@@ -18,8 +18,7 @@ const setup = (h: string, over: Over = {}, port = 3284) =>
     { appSlug: "goose", systemPrompt: "", extensions: {}, ...over },
     { port, env: {}, home: h, layerFile: path.join(h, ".coder-modules", "coder", "goose", "goose-config.json") },
   );
-const layerOf = async (file: string) => JSON.parse(await readFile(file, "utf8"));
-const mode = async (p: string) => (await stat(p)).mode & 0o777;
+const layerOf = async (file: string) => JSON.parse(await readText(file));
 
 describe("gooseConfigDir", () => {
   it("follows GOOSE_PATH_ROOT, XDG_CONFIG_HOME, then the default", () => {
@@ -38,7 +37,7 @@ describe("configureGoose", () => {
       hints: { file: path.join(dir, ".goosehints"), action: "unchanged" },
       warnings: [],
     });
-    expect([await mode(layer), await mode(path.dirname(layer))]).toEqual([0o600, 0o700]);
+    expect([await modeOf(layer), await modeOf(path.dirname(layer))]).toEqual([0o600, 0o700]);
     const parsed = await layerOf(layer);
     expect(Object.keys(parsed)).toEqual(["extensions"]);
     expect(parsed.extensions.coder.envs.CODER_MCP_AI_AGENTAPI_URL).toBe("http://localhost:3284");
@@ -52,7 +51,7 @@ describe("configureGoose", () => {
     await setup(h, { extensions: { memory: { type: "builtin" } } });
     const after = await stat(config);
     expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
-    expect(await readFile(config, "utf8")).toBe(user);
+    expect(await readText(config)).toBe(user);
   });
 
   it("does not write at all when nothing changes: same inode, same mtime, same bytes", async () => {
@@ -83,7 +82,7 @@ describe("configureGoose", () => {
     await symlink(elsewhere, layer);
     expect((await setup(h)).config.action).toBe("written");
     expect((await lstat(layer)).isFile()).toBe(true);
-    expect(await readFile(elsewhere, "utf8")).toBe("{}\n");
+    expect(await readText(elsewhere)).toBe("{}\n");
   });
 
   it("keeps a symlinked .goosehints a link and updates its target in place", async () => {
@@ -98,10 +97,10 @@ describe("configureGoose", () => {
     const result = await setup(h, { systemPrompt: "Be brief." });
     expect(result.hints.action).toBe("written");
     expect(await readlink(hints)).toBe(path.join(dotfiles, "hints"));
-    const target = await readFile(path.join(dotfiles, "hints"), "utf8");
+    const target = await readText(path.join(dotfiles, "hints"));
     expect(target.startsWith("Mine.\n")).toBe(true);
     expect(target).toContain("Be brief.");
-    expect(await mode(path.join(dotfiles, "hints"))).toBe(0o644);
+    expect(await modeOf(path.join(dotfiles, "hints"))).toBe(0o644);
   });
 
   it("leaves a .goosehints link whose target sits in a folder others can write to, and says so", async () => {
@@ -115,7 +114,7 @@ describe("configureGoose", () => {
     const result = await setup(h, { systemPrompt: "Be brief." });
     expect(result.hints.action).toBe("skipped");
     expect(result.warnings).toEqual([expect.stringMatching(/other users can write to.*system prompt does not reach/)]);
-    expect(await readFile(path.join(shared, "hints"), "utf8")).toBe("a\n");
+    expect(await readText(path.join(shared, "hints"))).toBe("a\n");
   });
 
   it("leaves a dangling .goosehints link and a folder in its place alone", async () => {
@@ -139,10 +138,10 @@ describe("configureGoose", () => {
   it("creates .goosehints 0600 for the system prompt, and empties it when the prompt is emptied", async () => {
     const { home: h, hints } = await home();
     expect((await setup(h, { systemPrompt: "Be brief." })).hints.action).toBe("created");
-    expect(await mode(hints)).toBe(0o600);
+    expect(await modeOf(hints)).toBe(0o600);
     const emptied = (await setup(h, { systemPrompt: "" })).hints;
     expect(emptied).toMatchObject({ action: "written", detail: "system prompt removed" });
-    expect(await readFile(hints, "utf8")).toBe("");
+    expect(await readText(hints)).toBe("");
   });
 });
 

@@ -1,8 +1,8 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { writePromptFile } from "../../../src/goose/task-prompt.js";
-import { scratchFolders } from "../scratch.js";
+import { modeOf, readText, scratchFolders } from "../scratch.js";
 
 const fresh = scratchFolders("task-prompt-test");
 
@@ -10,8 +10,8 @@ describe("writePromptFile", () => {
   it("gives a new session the prompt as a private file", async () => {
     const file = path.join(await fresh(), "task-prompt.md");
     expect(await writePromptFile(file, "Fix the failing test.\n", "cold")).toBe(file);
-    expect(await readFile(file, "utf8")).toBe("Fix the failing test.\n");
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readText(file)).toBe("Fix the failing test.\n");
+    expect(await modeOf(file)).toBe(0o600);
   });
 
   it.each([

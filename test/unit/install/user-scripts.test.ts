@@ -1,8 +1,8 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { stat, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { installedVersion } from "../../../src/install/install.js";
 import { runUserScript } from "../../../src/install/user-scripts.js";
-import { scratchDir } from "../scratch.js";
+import { readText, scratchDir } from "../scratch.js";
 
 const at = scratchDir("user-scripts-test");
 const PATH = "/usr/bin:/bin";
@@ -15,7 +15,7 @@ describe("runUserScript", () => {
     await runUserScript("pre_install", "echo installing\n", opts());
     const modes = await Promise.all(["pre_install.sh", "pre_install.log"].map(async (f) => (await stat(at(f))).mode));
     expect(modes.map((m) => m & 0o777)).toEqual([0o700, 0o600]);
-    expect(await readFile(at("pre_install.log"), "utf8")).toBe("installing\n");
+    expect(await readText(at("pre_install.log"))).toBe("installing\n");
   });
 
   it("stops the start with the log's tail when the script fails", async () => {
@@ -42,7 +42,7 @@ describe("installedVersion", () => {
     const coder = { CODER_AGENT_TOKEN: "agent-token-secret", CODER_AGENT_URL: "https://coder.example.com" };
     const env = { PATH, HOME: at(), ...coder, ANTHROPIC_API_KEY: "sk-ant-secret" };
     expect(await installedVersion(bin, env)).toBe("0.12.2");
-    const lines = (await readFile(seen, "utf8")).split("\n");
+    const lines = (await readText(seen)).split("\n");
     expect(lines.filter((line) => line.startsWith("CODER") || line.includes("secret"))).toEqual([]);
     expect(lines).toContain(`HOME=${at()}`);
   });

@@ -1,10 +1,9 @@
-import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readlink, symlink, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkWritableTarget, copyFileAtomic, replaceSymlink, writeFileAtomic } from "../../../src/lib/atomic-write.js";
-import { scratchPaths } from "../scratch.js";
+import { modeOf, readText, scratchPaths } from "../scratch.js";
 
 const folder = scratchPaths("atomic-write-test");
-const mode = async (p: string) => (await stat(p)).mode & 0o777;
 
 const originalUmask = process.umask();
 afterEach(() => {
@@ -18,7 +17,7 @@ describe.each([0o000, 0o077, 0o022])("under umask %o", (umask) => {
     await writeFileAtomic(at("private"), "x", { mode: 0o600 });
     await writeFileAtomic(at("script"), "x", { mode: 0o700 });
     await copyFileAtomic(at("script"), at("copy"));
-    expect(await Promise.all(["private", "script", "copy"].map((f) => mode(at(f))))).toEqual([0o600, 0o700, 0o600]);
+    expect(await Promise.all(["private", "script", "copy"].map((f) => modeOf(at(f))))).toEqual([0o600, 0o700, 0o600]);
   });
 });
 
@@ -28,9 +27,9 @@ describe("writeFileAtomic", () => {
     await writeFile(at("victim"), "precious");
     await symlink(at("victim"), at("state.json"));
     await writeFileAtomic(at("state.json"), "new", { mode: 0o600 });
-    expect(await readFile(at("victim"), "utf8")).toBe("precious");
+    expect(await readText(at("victim"))).toBe("precious");
     expect((await lstat(at("state.json"))).isFile()).toBe(true);
-    expect(await readFile(at("state.json"), "utf8")).toBe("new");
+    expect(await readText(at("state.json"))).toBe("new");
   });
 
   it("fails with a clear error when the destination is a folder, leaving no temporary file", async () => {
@@ -44,7 +43,7 @@ describe("writeFileAtomic", () => {
     const at = await folder();
     await writeFile(at("f"), "old");
     await writeFileAtomic(at("f"), Buffer.from("new"), { mode: 0o640, fsync: true });
-    expect(await readFile(at("f"), "utf8")).toBe("new");
+    expect(await readText(at("f"))).toBe("new");
     expect(await readdir(at())).toEqual(["f"]);
   });
 
@@ -63,8 +62,8 @@ describe("copyFileAtomic", () => {
     await writeFile(at("victim"), "precious");
     await symlink(at("victim"), at("dst"));
     await copyFileAtomic(at("src"), at("dst"));
-    expect(await readFile(at("dst"), "utf8")).toBe("data");
-    expect(await readFile(at("victim"), "utf8")).toBe("precious");
+    expect(await readText(at("dst"))).toBe("data");
+    expect(await readText(at("victim"))).toBe("precious");
   });
 
   it("does not read through a link at the source", async () => {
@@ -83,7 +82,7 @@ describe("replaceSymlink", () => {
     expect(await readlink(at("agentapi"))).toBe(at("old"));
     await replaceSymlink(at("agentapi"), "/usr/local/bin/agentapi");
     expect(await readlink(at("agentapi"))).toBe("/usr/local/bin/agentapi");
-    expect(await readFile(at("old"), "utf8")).toBe("old binary");
+    expect(await readText(at("old"))).toBe("old binary");
     expect((await readdir(at())).sort()).toEqual(["agentapi", "old"]);
   });
 

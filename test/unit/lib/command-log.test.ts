@@ -1,8 +1,8 @@
-import { readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { logTail, openLog, tail } from "../../../src/lib/command-log.js";
 import { runToLog } from "../../../src/lib/exec.js";
-import { scratchDir } from "../scratch.js";
+import { modeOf, readText, scratchDir } from "../scratch.js";
 
 const at = scratchDir("command-log-test");
 
@@ -33,8 +33,8 @@ describe("openLog", () => {
       await handle.write(line);
       await handle.close();
     }
-    expect(await readFile(file, "utf8")).toBe("one\ntwo\n");
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readText(file)).toBe("one\ntwo\n");
+    expect(await modeOf(file)).toBe(0o600);
   });
 });
 
@@ -45,7 +45,7 @@ describe("runToLog", () => {
     const opts = { logFile: log, cwd: at(), env: { PATH: "/usr/bin:/bin" } };
     const code = await runToLog("/bin/sh", ["-c", "cat; echo out; echo err >&2; exit 4"], opts);
     expect(code).toBe(4);
-    expect(await readFile(log, "utf8")).toBe("before\nout\nerr\n");
+    expect(await readText(log)).toBe("before\nout\nerr\n");
   });
 
   it("refuses to write through a link planted at the log path", async () => {
@@ -54,6 +54,6 @@ describe("runToLog", () => {
     await symlink(victim, at("linked.log"));
     const run = runToLog("/bin/echo", ["x"], { logFile: at("linked.log"), cwd: at(), env: {} });
     await expect(run).rejects.toThrow(/ELOOP/);
-    expect(await readFile(victim, "utf8")).toBe("precious");
+    expect(await readText(victim)).toBe("precious");
   });
 });

@@ -1,8 +1,8 @@
-import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { commandPath, helperEnv, run } from "../../../src/lib/exec.js";
-import { scratchDir } from "../scratch.js";
+import { readText, scratchDir } from "../scratch.js";
 
 const at = scratchDir("exec-test");
 const sh = (script: string, opts?: Parameters<typeof run>[2]) => run("/bin/sh", ["-c", script], opts);
@@ -11,7 +11,7 @@ const exe = (file: string) => writeFile(file, "#!/bin/sh\n", { mode: 0o755 });
 /** True once the process is gone or a zombie nobody reaps (containers often have no init that reaps). */
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 50; i++) {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+    const stat = await readText(`/proc/${pid}/stat`).catch(() => null);
     if (stat === null || /^\d+ \(.*\) Z/.test(stat)) return true;
     await delay(20);
   }
@@ -44,7 +44,7 @@ describe("run", () => {
     const result = await sh(`sleep 30 & echo $! > ${at("child.pid")}; sleep 30`, { timeoutMs: 300 });
     expect(result.timedOut).toBe(true);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(await gone(Number(await readFile(at("child.pid"), "utf8")))).toBe(true);
+    expect(await gone(Number(await readText(at("child.pid"))))).toBe(true);
   });
 
   it("does not wait for a background child that keeps the pipes open, and ends it", async () => {

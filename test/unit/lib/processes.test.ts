@@ -1,4 +1,4 @@
-import { lstat, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { pollUntil } from "../../../src/lib/poll.js";
 import {
@@ -17,7 +17,7 @@ import {
   writePidFile,
 } from "../../../src/lib/processes.js";
 import { exitedPid, liveChildren } from "../children.js";
-import { scratchDir } from "../scratch.js";
+import { modeOf, readText, scratchDir } from "../scratch.js";
 
 const at = scratchDir("processes-test");
 const start = liveChildren();
@@ -66,7 +66,7 @@ describe("a live process tree", () => {
     const parent = await start("perl", ["-e", script]);
     const zombie = async () => {
       for (const pid of await childPids(parent))
-        if ((await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")).includes(") Z ")) return pid;
+        if ((await readText(`/proc/${pid}/stat`).catch(() => "")).includes(") Z ")) return pid;
     };
     const found = await pollUntil(zombie, { timeoutMs: 10_000, intervalMs: 10 });
     if (!("value" in found)) throw new Error("perl's child did not become a zombie");
@@ -105,17 +105,17 @@ describe("PID files", () => {
     await writeFile(victim, "precious");
     await symlink(victim, file);
     await writePidFile(file, 4321);
-    expect(await readFile(victim, "utf8")).toBe("precious");
+    expect(await readText(victim)).toBe("precious");
     expect((await lstat(file)).isFile()).toBe(true);
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect([await readFile(file, "utf8"), await readPidFile(file)]).toEqual(["4321\n", 4321]);
+    expect(await modeOf(file)).toBe(0o600);
+    expect([await readText(file), await readPidFile(file)]).toEqual(["4321\n", 4321]);
   });
 
   it("removes the file only while it names the given PID", async () => {
     const file = at("owned.pid");
     await writeFile(file, "5000\n");
     await removePidFile(file, 5001);
-    expect(await readFile(file, "utf8")).toBe("5000\n");
+    expect(await readText(file)).toBe("5000\n");
     await removePidFile(file, 5000);
     expect(await readPidFile(file)).toBeNull();
     await removePidFile(file, 5000);

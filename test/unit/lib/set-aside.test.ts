@@ -1,7 +1,7 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { choosePrunable, pruneOldest, setAside } from "../../../src/lib/set-aside.js";
-import { scratchPaths } from "../scratch.js";
+import { readText, scratchPaths } from "../scratch.js";
 
 const folder = scratchPaths("set-aside-test");
 
@@ -52,7 +52,7 @@ describe("setAside", () => {
     await writeFile(file, "chat 1");
     const first = await setAside(file, 1, new Date("2026-11-21T10:00:00.000Z"));
     expect(first).toEqual({ kept: at(`${P}2026-11-21T10-00-00-000Z`), removed: [] });
-    expect(await readFile(first.kept, "utf8")).toBe("chat 1");
+    expect(await readText(first.kept)).toBe("chat 1");
 
     await writeFile(file, "chat 2");
     const second = await setAside(file, 1, new Date("2026-11-22T09:30:05.250Z"));

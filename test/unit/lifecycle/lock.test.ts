@@ -1,13 +1,13 @@
 // The lifecycle lock and the stop count (lifecycle-lock.ts, stop-request.ts),
 // with several real processes at once: the bundle of lifecycle-driver.ts (drive.ts).
 
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { acquireLifecycleLock } from "../../../src/lifecycle/lock.js";
 import { recordStop, stopCount, stoppedSince } from "../../../src/lifecycle/stop-request.js";
 import { SUPERVISOR_ARG } from "../../../src/supervisor/process.js";
-import { scratchFolders } from "../scratch.js";
+import { readText, scratchFolders } from "../scratch.js";
 import { driverProcesses } from "./drive.js";
 
 const scratch = scratchFolders("lifecycle-test");
@@ -61,7 +61,7 @@ describe("the lifecycle lock", () => {
     const a = await acquireLifecycleLock(one, "stop", noWait);
     const b = await acquireLifecycleLock(two, "stop", noWait);
     expect("lock" in a && "lock" in b).toBe(true);
-    const ids = await Promise.all([one, two].map((d) => readFile(path.join(d, "lifecycle-lock-id"), "utf8")));
+    const ids = await Promise.all([one, two].map((d) => readText(path.join(d, "lifecycle-lock-id"))));
     expect(ids[0]).toMatch(/^[0-9a-f]{32}\n$/);
     expect(ids[0]).not.toBe(ids[1]);
     for (const held of [a, b]) if ("lock" in held) await held.lock.release();
@@ -87,7 +87,7 @@ describe("the supervisor's claim", () => {
       const outcomes = await Promise.all(claimers.map((c) => c.outcome));
       const winners = claimers.filter((_, i) => "claimed" in (outcomes[i] as object));
       expect(winners, `round ${round}: ${JSON.stringify(outcomes)}`).toHaveLength(1);
-      const pidFile = await readFile(path.join(moduleDir, "supervisor.pid"), "utf8");
+      const pidFile = await readText(path.join(moduleDir, "supervisor.pid"));
       expect(pidFile).toBe(`${winners[0]?.child.pid}\n`);
       for (const c of claimers) c.child.stdin?.end();
     }
@@ -106,7 +106,7 @@ describe("the stop count", () => {
     expect(await recordStop(moduleDir)).toBe(2);
     expect(await stoppedSince(moduleDir, 2)).toBe(false);
     expect(await readdir(moduleDir)).toEqual(["stop-count-2"]);
-    expect(await readFile(path.join(moduleDir, "stop-count-2"), "utf8")).toBe("");
+    expect(await readText(path.join(moduleDir, "stop-count-2"))).toBe("");
     const missing = path.join(moduleDir, "missing");
     expect(await recordStop(missing)).toBeNull();
     expect(await stopCount(missing)).toBe(0);

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { recordStop } from "../../../src/lifecycle/stop-request.js";
 import type { ModulePaths } from "../../../src/settings/config.js";
@@ -11,7 +11,7 @@ import {
   supervisorHelper,
 } from "../../../src/supervisor/process.js";
 import { exitedPid, liveChildren } from "../children.js";
-import { scratchDir } from "../scratch.js";
+import { readText, scratchDir } from "../scratch.js";
 
 const MODULE_DIR = "/home/u/.coder-modules/coder/goose";
 const at = scratchDir("supervisor-process-test");
@@ -57,7 +57,7 @@ describe("claimSupervisorPid", () => {
   it("creates the PID file, private, naming this process", async () => {
     const paths = await folder();
     expect(await claimSupervisorPid(paths, 0)).toEqual({ claimed: true });
-    expect(await readFile(paths.supervisorPid, "utf8")).toBe(`${process.pid}\n`);
+    expect(await readText(paths.supervisorPid)).toBe(`${process.pid}\n`);
     expect((await lstat(paths.supervisorPid)).mode & 0o777).toBe(0o600);
   });
 
@@ -66,7 +66,7 @@ describe("claimSupervisorPid", () => {
     const other = await fakeSupervisor(paths.dir);
     await writeFile(paths.supervisorPid, `${other}\n`);
     expect(await claimSupervisorPid(paths, 0)).toEqual({ leave: `supervisor (PID ${other}) already watches AgentAPI` });
-    expect(await readFile(paths.supervisorPid, "utf8")).toBe(`${other}\n`);
+    expect(await readText(paths.supervisorPid)).toBe(`${other}\n`);
     expect(await findSupervisor(paths.supervisorPid, paths.dir)).toBe(other);
   });
 
@@ -74,7 +74,7 @@ describe("claimSupervisorPid", () => {
     const paths = await folder();
     await recordStop(paths.dir);
     expect(await claimSupervisorPid(paths, 0)).toEqual({ leave: "a stop ran since the start that started it" });
-    expect(await readFile(paths.supervisorPid, "utf8").catch(() => null)).toBeNull();
+    expect(await readText(paths.supervisorPid).catch(() => null)).toBeNull();
   });
 
   it.each([
@@ -87,7 +87,7 @@ describe("claimSupervisorPid", () => {
     await writeFile(paths.supervisorPid, `${named}\n`);
     expect(await findSupervisor(paths.supervisorPid, paths.dir)).toBeNull();
     expect(await claimSupervisorPid(paths, 0)).toEqual({ claimed: true });
-    expect(await readFile(paths.supervisorPid, "utf8")).toBe(`${process.pid}\n`);
+    expect(await readText(paths.supervisorPid)).toBe(`${process.pid}\n`);
   });
 
   it("never writes through a link planted at its name", async () => {
@@ -96,7 +96,7 @@ describe("claimSupervisorPid", () => {
     await writeFile(victim, "keep me\n");
     await symlink(victim, paths.supervisorPid);
     expect(await claimSupervisorPid(paths, 0)).toEqual({ claimed: true });
-    expect(await readFile(victim, "utf8")).toBe("keep me\n");
+    expect(await readText(victim)).toBe("keep me\n");
     expect((await lstat(paths.supervisorPid)).isFile()).toBe(true);
   });
 });

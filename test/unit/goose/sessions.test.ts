@@ -67,26 +67,26 @@ async function query(name: string, db = at("sessions.db")): Promise<SessionRow |
   return found.row;
 }
 const EMPTY = { visible_messages: 0, last_role: null, assistant_after: 0 };
-const queryTail = async (name: string) => tailFromRow((await query(name)) as SessionRow);
 
 describe("sessionQuery against a real database", () => {
-  it("counts only user-visible messages, as Goose's message_count does", async () => {
-    const row = await query("counted");
-    const want = { visible_messages: 2, last_role: "assistant", last_message_id: "msg_reply", assistant_after: 0 };
-    expect(row).toMatchObject({ id: "c1", ...want });
-    expect(tailFromRow(row as SessionRow)).toEqual(tail(2, "assistant", null, "msg_reply"));
-  });
-
-  it("reports an interrupted turn: the last visible user message has no reply after it", async () => {
-    expect(await queryTail("interrupted")).toEqual(tail(3, "user", "part one\npart two", "msg_last", true));
-  });
-
-  it("a hidden assistant message after the last user message answers the turn", async () => {
-    expect(await queryTail("hidden")).toMatchObject({ visibleCount: 1, lastVisibleRole: "user", unanswered: false });
-  });
-
-  it("treats rows without metadata (older schemas) as visible", async () => {
-    expect(await query("old-schema")).toMatchObject({ visible_messages: 1, last_role: "user" });
+  const [counted, answered] = [{ visible_messages: 2, last_role: "assistant" }, { unanswered: false }];
+  it.each([
+    // Only user-visible messages count, as Goose's message_count does.
+    [
+      "counted",
+      { ...counted, last_message_id: "msg_reply", assistant_after: 0 },
+      tail(2, "assistant", null, "msg_reply"),
+    ],
+    // The last visible user message has no reply after it: an interrupted turn.
+    ["interrupted", {}, tail(3, "user", "part one\npart two", "msg_last", true)],
+    // A hidden assistant message after the last user message answers the turn.
+    ["hidden", {}, expect.objectContaining({ visibleCount: 1, lastVisibleRole: "user", ...answered })],
+    // Rows without metadata (older schemas) are visible.
+    ["old-schema", { visible_messages: 1, last_role: "user" }, expect.anything()],
+  ])("reads session %s", async (name, row, want) => {
+    const got = await query(name);
+    expect(got).toMatchObject(row);
+    expect(tailFromRow(got as SessionRow)).toEqual(want);
   });
 
   it.each([
@@ -197,11 +197,8 @@ describe("probeSession and readConversationTail with real processes", () => {
     const home = at(`home-${homes++}`);
     const db = path.join(home, ".local/share/goose/sessions/sessions.db");
     await mkdir(path.dirname(db), { recursive: true });
-    await buildSessionsDb(
-      db,
-      [s("s1")],
-      [m("s1", "user", "go", 100, undefined, "msg_go"), m("s1", "user", TC, 100, CTX)],
-    );
+    const rows = [m("s1", "user", "go", 100, undefined, "msg_go"), m("s1", "user", TC, 100, CTX)];
+    await buildSessionsDb(db, [s("s1")], rows);
     return home;
   }
   const env = { PATH: "/usr/bin:/bin" };
@@ -211,9 +208,10 @@ describe("probeSession and readConversationTail with real processes", () => {
     const list = JSON.stringify([
       { id: "s9", name: "task", session_type: "user", message_count: 4, working_dir: "/w" },
     ]);
+    const out = exported([msg("user", "go"), msg("assistant", "ok")], "s9");
     const goose = await fakeGoose(
-      "goose-ok",
-      `case "$2" in list) printf '%s\\n' '${list}';; export) cat <<'EOF'\n${exported([msg("user", "go"), msg("assistant", "ok")], "s9")}\nEOF\n;; esac`,
+      "ok",
+      `case "$2" in list) echo '${list}';; export) cat <<'EOF'\n${out}\nEOF\n;; esac`,
     );
     const found = { kind: "found", id: "s9", messages: 4, workingDir: "/w", source: "goose session list" };
     expect(await probeSession(opts(goose))).toEqual(found);
@@ -237,9 +235,8 @@ describe("probeSession and readConversationTail with real processes", () => {
   it("answers unknown when the export names another session and the database does too", async () => {
     const home = await homeWithDb();
     const goose = await fakeGoose("goose-other", `cat <<'EOF'\n${exported([], "other")}\nEOF`);
-    const got = await readConversationTail({ ...opts(goose, home), expectedId: "s2" });
-    expect(got.kind).toBe("unknown");
-    expect(got.kind === "unknown" && got.reason).toMatch(/returned session other, not s2.*is s1, not s2/);
+    const reason = expect.stringMatching(/returned session other, not s2.*is s1, not s2/);
+    expect(await readConversationTail({ ...opts(goose, home), expectedId: "s2" })).toEqual({ kind: "unknown", reason });
   });
 
   it("says absent when there is no database at all, and unknown without sqlite3", async () => {

@@ -155,25 +155,24 @@ describe("readStopTarget", () => {
     });
   });
 
-  it("falls back to the settings with persistence unconfirmed when the start left no record", async () => {
-    const { target, note } = await readStopTarget(await file(), settings);
-    expect(target).toEqual({ ...settings, stateBackup: null, persistence: false, persistenceReason: note });
-    expect(note).toBe("the start script left no launch record, so persistence was never confirmed");
-  });
-
-  it("falls back when the record does not fit, naming the field", async () => {
+  const fallback = { ...settings, stateBackup: null, persistence: false };
+  it.each([
+    [
+      "the start left no record",
+      async () => {},
+      /^the start script left no launch record, so persistence was never confirmed$/,
+    ],
+    [
+      "the record does not fit, naming the field",
+      (f: string) => writeFile(f, JSON.stringify({ ...record, port: "4" })),
+      /launch record.port must be a whole number/,
+    ],
+    ["the record is not a file", (f: string) => mkdir(f), /cannot be read \(EISDIR\)/],
+  ])("falls back to the settings, persistence unconfirmed, when %s", async (_, make, why) => {
     const f = await file();
-    await writeFile(f, JSON.stringify({ ...record, port: "4000" }));
+    await make(f);
     const { target, note } = await readStopTarget(f, settings);
-    expect(target).toMatchObject({ port: 3284, persistence: false });
-    expect(note).toContain("launch record.port must be a whole number");
-  });
-
-  it("falls back when the record is not a file", async () => {
-    const f = await file();
-    await mkdir(f);
-    const { target, note } = await readStopTarget(f, settings);
-    expect(target.pidFile).toBe("/s/agentapi.pid");
-    expect(note).toContain("cannot be read (EISDIR)");
+    expect(target).toEqual({ ...fallback, persistenceReason: note });
+    expect(note).toMatch(why);
   });
 });

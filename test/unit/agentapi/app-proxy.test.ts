@@ -88,12 +88,10 @@ describe("responseHeaders", () => {
   });
 });
 
-describe("requestHeaders", () => {
-  it("keeps the browser's Host and adds the client to X-Forwarded-For", () => {
-    const browser = { host: CODER, "proxy-connection": "keep-alive", origin: `http://${CODER}` };
-    const want = { host: CODER, origin: `http://${CODER}`, "x-forwarded-for": "127.0.0.1" };
-    expect(requestHeaders(browser, "127.0.0.1")).toEqual(want);
-    const forwarded = { host: "h", "x-forwarded-for": "10.0.0.1" };
-    expect(requestHeaders(forwarded, "127.0.0.1")["x-forwarded-for"]).toBe("10.0.0.1, 127.0.0.1");
-  });
+it("requestHeaders keeps the browser's Host and adds the client to X-Forwarded-For", () => {
+  const browser = { host: CODER, "proxy-connection": "keep-alive", origin: `http://${CODER}` };
+  const want = { host: CODER, origin: `http://${CODER}`, "x-forwarded-for": "127.0.0.1" };
+  expect(requestHeaders(browser, "127.0.0.1")).toEqual(want);
+  const forwarded = { host: "h", "x-forwarded-for": "10.0.0.1" };
+  expect(requestHeaders(forwarded, "127.0.0.1")["x-forwarded-for"]).toBe("10.0.0.1, 127.0.0.1");
 });

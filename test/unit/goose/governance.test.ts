@@ -70,16 +70,14 @@ describe("expandHome", () => {
   });
 });
 
-describe("buildAgentapiArgs with a firewall", () => {
-  it("puts the firewall's command between AgentAPI's -- and Goose, so only Goose runs inside it", () => {
-    const prefix = ["/fw/wrapper.sh", "--config=/fw/c.yaml", "--"];
-    const args = buildAgentapiArgs({
-      port: 4000,
-      persistence: null,
-      goose: "/bin/goose",
-      gooseArgs: ["session"],
-      prefix,
-    });
-    expect(args).toEqual([..."server --type goose --port 4000 --".split(" "), ...prefix, "/bin/goose", "session"]);
+it("buildAgentapiArgs with a firewall puts the firewall's command between AgentAPI's -- and Goose, so only Goose runs inside it", () => {
+  const prefix = ["/fw/wrapper.sh", "--config=/fw/c.yaml", "--"];
+  const args = buildAgentapiArgs({
+    port: 4000,
+    persistence: null,
+    goose: "/bin/goose",
+    gooseArgs: ["session"],
+    prefix,
   });
+  expect(args).toEqual([..."server --type goose --port 4000 --".split(" "), ...prefix, "/bin/goose", "session"]);
 });

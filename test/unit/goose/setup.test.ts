@@ -20,12 +20,10 @@ const setup = (h: string, over: Over = {}, port = 3284) =>
   );
 const layerOf = async (file: string) => JSON.parse(await readText(file));
 
-describe("gooseConfigDir", () => {
-  it("follows GOOSE_PATH_ROOT, XDG_CONFIG_HOME, then the default", () => {
-    expect(gooseConfigDir({ GOOSE_PATH_ROOT: "/g" }, "/h")).toBe("/g/config");
-    expect(gooseConfigDir({ GOOSE_PATH_ROOT: "rel", XDG_CONFIG_HOME: "/x" }, "/h")).toBe("/x/goose");
-    expect(gooseConfigDir({ XDG_CONFIG_HOME: "rel" }, "/h")).toBe("/h/.config/goose");
-  });
+it("gooseConfigDir follows GOOSE_PATH_ROOT, XDG_CONFIG_HOME, then the default", () => {
+  expect(gooseConfigDir({ GOOSE_PATH_ROOT: "/g" }, "/h")).toBe("/g/config");
+  expect(gooseConfigDir({ GOOSE_PATH_ROOT: "rel", XDG_CONFIG_HOME: "/x" }, "/h")).toBe("/x/goose");
+  expect(gooseConfigDir({ XDG_CONFIG_HOME: "rel" }, "/h")).toBe("/h/.config/goose");
 });
 
 describe("configureGoose", () => {

@@ -97,16 +97,14 @@ describe("replaceSymlink", () => {
   });
 });
 
-describe("checkWritableTarget", () => {
-  it("accepts a missing path and a regular file; refuses a folder and a symlink, saying what to do", async () => {
-    const at = await folder();
-    await checkWritableTarget(at("missing"));
-    await writeFile(at("file"), "");
-    await checkWritableTarget(at("file"));
-    await mkdir(at("folder"));
-    await symlink("/etc/passwd", at("link"));
-    await expect(checkWritableTarget(at("folder"))).rejects.toThrow(/is a folder.*Move the folder away/);
-    await expect(checkWritableTarget(at("link"))).rejects.toThrow(/is a symbolic link.*Remove the link/);
-    expect(await readlink(at("link"))).toBe("/etc/passwd");
-  });
+it("checkWritableTarget accepts a missing path and a regular file; refuses a folder and a symlink, saying what to do", async () => {
+  const at = await folder();
+  await checkWritableTarget(at("missing"));
+  await writeFile(at("file"), "");
+  await checkWritableTarget(at("file"));
+  await mkdir(at("folder"));
+  await symlink("/etc/passwd", at("link"));
+  await expect(checkWritableTarget(at("folder"))).rejects.toThrow(/is a folder.*Move the folder away/);
+  await expect(checkWritableTarget(at("link"))).rejects.toThrow(/is a symbolic link.*Remove the link/);
+  expect(await readlink(at("link"))).toBe("/etc/passwd");
 });

@@ -17,25 +17,21 @@ describe("tail", () => {
   });
 });
 
-describe("logTail", () => {
-  it("reads the end of a log, and says so when there is none", async () => {
-    await writeFile(at("some.log"), "first\nsecond\nthird\n");
-    expect(await logTail(at("some.log"), 2)).toBe("second\nthird");
-    expect(await logTail(at("missing.log"))).toBe("(no log)");
-  });
+it("logTail reads the end of a log, and says so when there is none", async () => {
+  await writeFile(at("some.log"), "first\nsecond\nthird\n");
+  expect(await logTail(at("some.log"), 2)).toBe("second\nthird");
+  expect(await logTail(at("missing.log"))).toBe("(no log)");
 });
 
-describe("openLog", () => {
-  it("creates a missing log 0600 and appends to an existing one", async () => {
-    const file = at("append.log");
-    for (const line of ["one\n", "two\n"]) {
-      const handle = await openLog(file);
-      await handle.write(line);
-      await handle.close();
-    }
-    expect(await readText(file)).toBe("one\ntwo\n");
-    expect(await modeOf(file)).toBe(0o600);
-  });
+it("openLog creates a missing log 0600 and appends to an existing one", async () => {
+  const file = at("append.log");
+  for (const line of ["one\n", "two\n"]) {
+    const handle = await openLog(file);
+    await handle.write(line);
+    await handle.close();
+  }
+  expect(await readText(file)).toBe("one\ntwo\n");
+  expect(await modeOf(file)).toBe(0o600);
 });
 
 describe("runToLog", () => {

@@ -31,32 +31,28 @@ describe("choosePrunable", () => {
   });
 });
 
-describe("pruneOldest", () => {
-  it("deletes the oldest regular copies and nothing else", async () => {
-    const at = await folder();
-    for (let i = 1; i <= 7; i++) await writeFile(at(t(i)), String(i));
-    await writeFile(at("agentapi-state.json"), "live");
-    await mkdir(at(`${P}2026-11-01T10-00-00-000Z`));
-    const deleted = await pruneOldest(at(), P, 5);
-    expect(deleted.sort()).toEqual([at(t(1)), at(t(2))]);
-    expect((await readdir(at())).sort()).toEqual(
-      [`${P}2026-11-01T10-00-00-000Z`, "agentapi-state.json", t(3), t(4), t(5), t(6), t(7)].sort(),
-    );
-  });
+it("pruneOldest deletes the oldest regular copies and nothing else", async () => {
+  const at = await folder();
+  for (let i = 1; i <= 7; i++) await writeFile(at(t(i)), String(i));
+  await writeFile(at("agentapi-state.json"), "live");
+  await mkdir(at(`${P}2026-11-01T10-00-00-000Z`));
+  const deleted = await pruneOldest(at(), P, 5);
+  expect(deleted.sort()).toEqual([at(t(1)), at(t(2))]);
+  expect((await readdir(at())).sort()).toEqual(
+    [`${P}2026-11-01T10-00-00-000Z`, "agentapi-state.json", t(3), t(4), t(5), t(6), t(7)].sort(),
+  );
 });
 
-describe("setAside", () => {
-  it("renames the file to a name carrying the time, which the pruning then counts", async () => {
-    const at = await folder();
-    const file = at("agentapi-state.json");
-    await writeFile(file, "chat 1");
-    const first = await setAside(file, 1, new Date("2026-11-21T10:00:00.000Z"));
-    expect(first).toEqual({ kept: at(`${P}2026-11-21T10-00-00-000Z`), removed: [] });
-    expect(await readText(first.kept)).toBe("chat 1");
+it("setAside renames the file to a name carrying the time, which the pruning then counts", async () => {
+  const at = await folder();
+  const file = at("agentapi-state.json");
+  await writeFile(file, "chat 1");
+  const first = await setAside(file, 1, new Date("2026-11-21T10:00:00.000Z"));
+  expect(first).toEqual({ kept: at(`${P}2026-11-21T10-00-00-000Z`), removed: [] });
+  expect(await readText(first.kept)).toBe("chat 1");
 
-    await writeFile(file, "chat 2");
-    const second = await setAside(file, 1, new Date("2026-11-22T09:30:05.250Z"));
-    expect(second).toEqual({ kept: at(`${P}2026-11-22T09-30-05-250Z`), removed: [first.kept] });
-    expect(await readdir(at())).toEqual([`${P}2026-11-22T09-30-05-250Z`]);
-  });
+  await writeFile(file, "chat 2");
+  const second = await setAside(file, 1, new Date("2026-11-22T09:30:05.250Z"));
+  expect(second).toEqual({ kept: at(`${P}2026-11-22T09-30-05-250Z`), removed: [first.kept] });
+  expect(await readdir(at())).toEqual([`${P}2026-11-22T09-30-05-250Z`]);
 });

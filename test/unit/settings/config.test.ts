@@ -121,14 +121,12 @@ describe("readSettingsDocument", () => {
   });
 });
 
-describe("takeOwnScript", () => {
-  it("decodes the script's code and removes it from the environment; null for none or not gzip+base64", () => {
-    const env: NodeJS.ProcessEnv = { CODER_MODULE_SCRIPT: gz("console.log(1)") };
-    expect(takeOwnScript(env)?.toString("utf8")).toBe("console.log(1)");
-    expect(env).toEqual({});
-    expect(takeOwnScript({})).toBeNull();
-    expect(takeOwnScript({ CODER_MODULE_SCRIPT: NOT_GZIP })).toBeNull();
-  });
+it("takeOwnScript decodes the script's code and removes it from the environment; null for none or not gzip+base64", () => {
+  const env: NodeJS.ProcessEnv = { CODER_MODULE_SCRIPT: gz("console.log(1)") };
+  expect(takeOwnScript(env)?.toString("utf8")).toBe("console.log(1)");
+  expect(env).toEqual({});
+  expect(takeOwnScript({})).toBeNull();
+  expect(takeOwnScript({ CODER_MODULE_SCRIPT: NOT_GZIP })).toBeNull();
 });
 
 describe("readStopTarget", () => {

@@ -38,16 +38,14 @@ describe("routeRequest", () => {
   });
 });
 
-describe("parseSubdomainApp", () => {
-  it.each([
-    ["goose--main--dev--alice", app("main")],
-    ["goose--dev--alice", app("")],
-    ["pfx---goose--main--dev--alice", app("main")],
-    ["goose--alice", null],
-    ["a--b--c--d--e", null],
-  ])("%s", (subdomain, want) => {
-    expect(parseSubdomainApp(subdomain)).toEqual(want);
-  });
+it.each([
+  ["goose--main--dev--alice", app("main")],
+  ["goose--dev--alice", app("")],
+  ["pfx---goose--main--dev--alice", app("main")],
+  ["goose--alice", null],
+  ["a--b--c--d--e", null],
+])("parseSubdomainApp %s", (subdomain, want) => {
+  expect(parseSubdomainApp(subdomain)).toEqual(want);
 });
 
 describe("findApp", () => {

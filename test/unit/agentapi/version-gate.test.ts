@@ -1,19 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { gateOnHelp, gateOnVersion, parseVersionOutput } from "../../../src/agentapi/version-gate.js";
 
-describe("parseVersionOutput", () => {
-  it.each([
-    ["agentapi version 0.12.1\n", "0.12.1"],
-    ["agentapi version v0.12.0", "0.12.0"],
-    ["0.11.8", "0.11.8"],
-    ["agentapi version 0.12.0-rc.1", "0.12.0-rc.1"],
-    ["agentapi version dev", null],
-    ["agentapi version 0.12", null],
-    ["", null],
-    [null, null],
-  ])("%j -> %j", (output, expected) => {
-    expect(parseVersionOutput(output)).toBe(expected);
-  });
+it.each([
+  ["agentapi version 0.12.1\n", "0.12.1"],
+  ["agentapi version v0.12.0", "0.12.0"],
+  ["0.11.8", "0.11.8"],
+  ["agentapi version 0.12.0-rc.1", "0.12.0-rc.1"],
+  ["agentapi version dev", null],
+  ["agentapi version 0.12", null],
+  ["", null],
+  [null, null],
+])("parseVersionOutput %j -> %j", (output, expected) => {
+  expect(parseVersionOutput(output)).toBe(expected);
 });
 
 describe("gateOnVersion", () => {

@@ -8,19 +8,17 @@ const STEER = ">   [Enter steer · Tab queue · Ctrl+C stop]";
 const BAR = "  ╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌ 0% 15/128k";
 const PROMPT = "> Enter to send · Ctrl+J newline · Shift+Tab reasoning (off)";
 
-describe("isStatusOnly", () => {
-  it.each([
-    [SPINNER, true],
-    [`${SPINNER}\n${STEER}\n`, true],
-    [`  ⏱ 0.48s\n${BAR}\n${PROMPT}`, true],
-    ["◒  starting 8 extensions: developer, apps", true],
-    ["", true],
-    ["ack 1: fixed the test\n  ⏱ 0.48s", false],
-    [`Here is the plan.\n${SPINNER}`, false],
-    ["> quoted reply text", false],
-  ])("%j -> %s", (text, expected) => {
-    expect(isStatusOnly(text)).toBe(expected);
-  });
+it.each([
+  [SPINNER, true],
+  [`${SPINNER}\n${STEER}\n`, true],
+  [`  ⏱ 0.48s\n${BAR}\n${PROMPT}`, true],
+  ["◒  starting 8 extensions: developer, apps", true],
+  ["", true],
+  ["ack 1: fixed the test\n  ⏱ 0.48s", false],
+  [`Here is the plan.\n${SPINNER}`, false],
+  ["> quoted reply text", false],
+])("isStatusOnly %j -> %s", (text, expected) => {
+  expect(isStatusOnly(text)).toBe(expected);
 });
 
 describe("removeStatusOnlyMessages", () => {

@@ -15,31 +15,29 @@ const wanted = new Map<string, unknown>([
   ["developer", developerExtension],
 ]);
 
-describe("extensionNameProblem", () => {
-  it.each([
-    ["coder", null],
-    ["github-mcp_2", null],
-    ["GitHub", null],
-    ["123", null],
-    ["", "is empty"],
-    [" coder", "has spaces around it"],
-    ["coder\n", "has spaces around it"],
-    ["co\u0000der", "contains control characters"],
-    ["co\u001bder", "contains control characters"],
-    ["co\u0085der", "contains control characters"],
-    ["__proto__", "is reserved"],
-    ["constructor", "is reserved"],
-    ["Prototype", "is reserved"],
-    ["my ext", "may only contain"],
-    ["a.b", "may only contain"],
-    ["a/b", "may only contain"],
-    ["a:b", "may only contain"],
-    ["émoji", "may only contain"],
-  ])("%j -> %j", (name, problem) => {
-    const got = extensionNameProblem(name);
-    if (problem === null) expect(got).toBeNull();
-    else expect(got).toContain(problem);
-  });
+it.each([
+  ["coder", null],
+  ["github-mcp_2", null],
+  ["GitHub", null],
+  ["123", null],
+  ["", "is empty"],
+  [" coder", "has spaces around it"],
+  ["coder\n", "has spaces around it"],
+  ["co\u0000der", "contains control characters"],
+  ["co\u001bder", "contains control characters"],
+  ["co\u0085der", "contains control characters"],
+  ["__proto__", "is reserved"],
+  ["constructor", "is reserved"],
+  ["Prototype", "is reserved"],
+  ["my ext", "may only contain"],
+  ["a.b", "may only contain"],
+  ["a/b", "may only contain"],
+  ["a:b", "may only contain"],
+  ["émoji", "may only contain"],
+])("extensionNameProblem %j -> %j", (name, problem) => {
+  const got = extensionNameProblem(name);
+  if (problem === null) expect(got).toBeNull();
+  else expect(got).toContain(problem);
 });
 
 describe("moduleExtensions", () => {
@@ -79,16 +77,17 @@ describe("extensionsLayer", () => {
   });
 });
 
-describe("additionalConfigFiles", () => {
-  it.each([
-    [undefined, "/m/l.json"],
-    ["", "/m/l.json"],
-    ["/u/a.yaml", "/m/l.json:/u/a.yaml"],
-    ["/u/a.yaml:/u/b.yaml", "/m/l.json:/u/a.yaml:/u/b.yaml"],
-  ])("the user's list %j -> %j (the module's layer first, so the user's files win)", (existing, expected) => {
+it.each([
+  [undefined, "/m/l.json"],
+  ["", "/m/l.json"],
+  ["/u/a.yaml", "/m/l.json:/u/a.yaml"],
+  ["/u/a.yaml:/u/b.yaml", "/m/l.json:/u/a.yaml:/u/b.yaml"],
+])(
+  "additionalConfigFiles the user's list %j -> %j (the module's layer first, so the user's files win)",
+  (existing, expected) => {
     expect(additionalConfigFiles("/m/l.json", existing)).toBe(expected);
-  });
-});
+  },
+);
 
 const BEGIN = "<!-- coder goose module: system_prompt begin -->";
 const END = "<!-- coder goose module: system_prompt end -->";

@@ -143,10 +143,8 @@ describe("configureGoose", () => {
   });
 });
 
-describe("describeOutcome", () => {
-  it.each([
-    [{ action: "created", detail: "extensions set: coder" }, "/c: created (extensions set: coder)"],
-    [{ action: "unchanged" }, "/c: already up to date"],
-    [{ action: "skipped", warning: "w" }, "/c: left unchanged"],
-  ] as const)("%j", (outcome, line) => expect(describeOutcome({ file: "/c", ...outcome })).toBe(line));
-});
+it.each([
+  [{ action: "created", detail: "extensions set: coder" }, "/c: created (extensions set: coder)"],
+  [{ action: "unchanged" }, "/c: already up to date"],
+  [{ action: "skipped", warning: "w" }, "/c: left unchanged"],
+] as const)("describeOutcome %j", (outcome, line) => expect(describeOutcome({ file: "/c", ...outcome })).toBe(line));

@@ -1,6 +1,6 @@
 import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { StartDecision } from "../../../src/launch/session-decision.js";
 import type { LaunchPlan } from "../../../src/launch/start-decision.js";
 import { prepareState } from "../../../src/launch/state-prep.js";
@@ -38,15 +38,13 @@ async function setAsideCopies(paths: ModulePaths): Promise<string[]> {
   return (await readdir(paths.dir)).filter((name) => name.includes(".set-aside-")).sort();
 }
 
-describe("prepareState sets a chat aside", () => {
-  it.each([
-    ["at a workspace start: the oldest copy beyond five goes", false, 5, false],
-    ["at a supervisor's restart: no set-aside chat is ever deleted", true, 6, true],
-  ])("%s", async (_, restart, count, oldestKept) => {
-    const paths = await folderWithFiveSetAside();
-    await prepareState(paths, plan(restart));
-    const copies = await setAsideCopies(paths);
-    expect(copies).toHaveLength(count);
-    expect(copies.includes("agentapi-state.json.set-aside-2026-11-01T10-00-00-000Z")).toBe(oldestKept);
-  });
+it.each([
+  ["at a workspace start: the oldest copy beyond five goes", false, 5, false],
+  ["at a supervisor's restart: no set-aside chat is ever deleted", true, 6, true],
+])("prepareState sets a chat aside %s", async (_, restart, count, oldestKept) => {
+  const paths = await folderWithFiveSetAside();
+  await prepareState(paths, plan(restart));
+  const copies = await setAsideCopies(paths);
+  expect(copies).toHaveLength(count);
+  expect(copies.includes("agentapi-state.json.set-aside-2026-11-01T10-00-00-000Z")).toBe(oldestKept);
 });

@@ -6,15 +6,13 @@ import { modeOf, readText, scratchDir } from "../scratch.js";
 
 const at = scratchDir("command-log-test");
 
-describe("tail", () => {
-  it.each([
-    ["fewer lines than asked", "a\nb\n", 5, "a\nb"],
-    ["the last lines only", "1\n2\n3\n4\n", 2, "3\n4"],
-    ["trailing blank lines do not count", "1\n2\n3\n\n\n  \n", 2, "2\n3"],
-    ["empty text", "", 3, ""],
-  ])("%s", (_, text, lines, out) => {
-    expect(tail(text, lines)).toBe(out);
-  });
+it.each([
+  ["fewer lines than asked", "a\nb\n", 5, "a\nb"],
+  ["the last lines only", "1\n2\n3\n4\n", 2, "3\n4"],
+  ["trailing blank lines do not count", "1\n2\n3\n\n\n  \n", 2, "2\n3"],
+  ["empty text", "", 3, ""],
+])("tail %s", (_, text, lines, out) => {
+  expect(tail(text, lines)).toBe(out);
 });
 
 it("logTail reads the end of a log, and says so when there is none", async () => {

@@ -22,41 +22,35 @@ import { modeOf, readText, scratchDir } from "../scratch.js";
 const at = scratchDir("processes-test");
 const start = liveChildren();
 
-describe("isAgentapiServer", () => {
-  it.each([
-    ["agentapi server on the expected port", "/m/bin/agentapi server --type goose --port 4000 -- goose", 4000, true],
-    ["another port", "/m/bin/agentapi server --port 4001", 4000, false],
-    ["another program", "sleep 1000", 4000, false],
-    ["another program's argument", "/usr/bin/python3 agentapi server", 4000, false],
-    ["the word server after --", "agentapi attach -- server", 3284, false],
-    ["AgentAPI's default port when none is given", "agentapi server -- goose", 3284, true],
-  ] as const)("%s: %s", (_, argv, port, is) => {
-    expect(isAgentapiServer(argv.split(" "), port)).toBe(is);
-  });
+it.each([
+  ["agentapi server on the expected port", "/m/bin/agentapi server --type goose --port 4000 -- goose", 4000, true],
+  ["another port", "/m/bin/agentapi server --port 4001", 4000, false],
+  ["another program", "sleep 1000", 4000, false],
+  ["another program's argument", "/usr/bin/python3 agentapi server", 4000, false],
+  ["the word server after --", "agentapi attach -- server", 3284, false],
+  ["AgentAPI's default port when none is given", "agentapi server -- goose", 3284, true],
+] as const)("isAgentapiServer %s: %s", (_, argv, port, is) => {
+  expect(isAgentapiServer(argv.split(" "), port)).toBe(is);
 });
 
-describe("parsePid", () => {
-  it.each([
-    ["1234\n", 1234],
-    ["abc", null],
-    ["", null],
-    ["1", null],
-    ["12 34", null],
-  ])("%j -> %j", (text, pid) => expect(parsePid(text)).toBe(pid));
-});
+it.each([
+  ["1234\n", 1234],
+  ["abc", null],
+  ["", null],
+  ["1", null],
+  ["12 34", null],
+])("parsePid %j -> %j", (text, pid) => expect(parsePid(text)).toBe(pid));
 
-describe("parseStat", () => {
-  it.each([
-    ["a plain line", "4242 (sleep) S 4000 4242 4000 0 -1", { state: "S", ppid: 4000 }],
-    ["a zombie", "77 (sh) Z 1 77 77 0 -1", { state: "Z", ppid: 1 }],
-    ["a command name with spaces and parentheses", "9 (a) b (c) R 8 9 9 0 -1", { state: "R", ppid: 8 }],
-    ["the first process, whose parent is 0", "1 (init) S 0 1 1 0 -1", { state: "S", ppid: 0 }],
-    ["an empty read (the process is gone)", "", null],
-    ["no command name", "12 S 1 12", null],
-    ["a line cut after the name", "12 (x) ", null],
-  ])("%s", (_, text, out) => {
-    expect(parseStat(text)).toEqual(out);
-  });
+it.each([
+  ["a plain line", "4242 (sleep) S 4000 4242 4000 0 -1", { state: "S", ppid: 4000 }],
+  ["a zombie", "77 (sh) Z 1 77 77 0 -1", { state: "Z", ppid: 1 }],
+  ["a command name with spaces and parentheses", "9 (a) b (c) R 8 9 9 0 -1", { state: "R", ppid: 8 }],
+  ["the first process, whose parent is 0", "1 (init) S 0 1 1 0 -1", { state: "S", ppid: 0 }],
+  ["an empty read (the process is gone)", "", null],
+  ["no command name", "12 S 1 12", null],
+  ["a line cut after the name", "12 (x) ", null],
+])("parseStat %s", (_, text, out) => {
+  expect(parseStat(text)).toEqual(out);
 });
 
 describe("a live process tree", () => {

@@ -1,5 +1,5 @@
 import { mkdir, readdir, writeFile } from "node:fs/promises";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { choosePrunable, pruneOldest, setAside } from "../../../src/lib/set-aside.js";
 import { readText, scratchPaths } from "../scratch.js";
 
@@ -8,27 +8,25 @@ const folder = scratchPaths("set-aside-test");
 const P = "agentapi-state.json.set-aside-";
 const t = (i: number) => `${P}2026-11-2${i}T10-00-00-000Z`;
 
-describe("choosePrunable", () => {
-  it.each([
-    ["fewer than keep", [t(1), t(2)], 5, []],
-    ["exactly keep", [1, 2, 3, 4, 5].map(t), 5, []],
-    ["oldest beyond keep, in any listing order", [3, 1, 6, 2, 5, 4, 7].map(t), 5, [t(2), t(1)]],
-    ["keep 0 deletes all copies", [t(1), t(2)], 0, [t(2), t(1)]],
-    [
-      "other files are never chosen",
-      ["agentapi-state.json", `${P}notatime`, `x${P}2026-11-20T10-00-00-000Z`, t(1), t(2)],
-      1,
-      [t(1)],
-    ],
-    [
-      "ordering is by time across years and months",
-      [`${P}2025-12-31T23-59-59-999Z`, `${P}2026-01-01T00-00-00-000Z`],
-      1,
-      [`${P}2025-12-31T23-59-59-999Z`],
-    ],
-  ] as Array<[string, string[], number, string[]]>)("%s", (_, names, keep, out) => {
-    expect(choosePrunable(names, P, keep)).toEqual(out);
-  });
+it.each([
+  ["fewer than keep", [t(1), t(2)], 5, []],
+  ["exactly keep", [1, 2, 3, 4, 5].map(t), 5, []],
+  ["oldest beyond keep, in any listing order", [3, 1, 6, 2, 5, 4, 7].map(t), 5, [t(2), t(1)]],
+  ["keep 0 deletes all copies", [t(1), t(2)], 0, [t(2), t(1)]],
+  [
+    "other files are never chosen",
+    ["agentapi-state.json", `${P}notatime`, `x${P}2026-11-20T10-00-00-000Z`, t(1), t(2)],
+    1,
+    [t(1)],
+  ],
+  [
+    "ordering is by time across years and months",
+    [`${P}2025-12-31T23-59-59-999Z`, `${P}2026-01-01T00-00-00-000Z`],
+    1,
+    [`${P}2025-12-31T23-59-59-999Z`],
+  ],
+] as Array<[string, string[], number, string[]]>)("choosePrunable %s", (_, names, keep, out) => {
+  expect(choosePrunable(names, P, keep)).toEqual(out);
 });
 
 it("pruneOldest deletes the oldest regular copies and nothing else", async () => {

@@ -20,29 +20,25 @@ const start = liveChildren();
 const fakeSupervisor = (dir: string) =>
   start(process.execPath, ["-e", "setInterval(() => {}, 1000)", SUPERVISOR_ARG, dir]);
 
-describe("isSupervisor", () => {
-  it.each([
-    [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG, MODULE_DIR], true],
-    [["/usr/bin/node", "--input-type=module", "-", SUPERVISOR_ARG, MODULE_DIR], true],
-    [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG, "/home/other/.coder-modules/coder/goose"], false],
-    [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG], false],
-    [["/usr/bin/node", "--input-type=module", "-", RESTART_ARG, MODULE_DIR, "42"], false],
-    [[SUPERVISOR_ARG, MODULE_DIR], false],
-    [["/x/agentapi", "server", "--", "goose", SUPERVISOR_ARG], false],
-  ])("%j: this folder's supervisor %s", (argv, ours) => {
-    expect(isSupervisor(argv, MODULE_DIR)).toBe(ours);
-  });
+it.each([
+  [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG, MODULE_DIR], true],
+  [["/usr/bin/node", "--input-type=module", "-", SUPERVISOR_ARG, MODULE_DIR], true],
+  [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG, "/home/other/.coder-modules/coder/goose"], false],
+  [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG], false],
+  [["/usr/bin/node", "--input-type=module", "-", RESTART_ARG, MODULE_DIR, "42"], false],
+  [[SUPERVISOR_ARG, MODULE_DIR], false],
+  [["/x/agentapi", "server", "--", "goose", SUPERVISOR_ARG], false],
+])("isSupervisor %j: this folder's supervisor %s", (argv, ours) => {
+  expect(isSupervisor(argv, MODULE_DIR)).toBe(ours);
 });
 
-describe("supervisorHelper", () => {
-  it.each([
-    [["/usr/bin/node", "--input-type=module", "-"], null],
-    [["/usr/bin/node", "--input-type=module", "-", RESTART_ARG, MODULE_DIR, "42"], { mode: "restart", watched: 42 }],
-    [["/usr/bin/bun", "run", "-", RESTART_ARG, MODULE_DIR, ""], { mode: "restart", watched: null }],
-    [["/usr/bin/node", "--input-type=module", "-", "goose-module-autosave", MODULE_DIR], { mode: "autosave" }],
-  ])("%j: %j", (argv, helper) => {
-    expect(supervisorHelper(argv)).toEqual(helper);
-  });
+it.each([
+  [["/usr/bin/node", "--input-type=module", "-"], null],
+  [["/usr/bin/node", "--input-type=module", "-", RESTART_ARG, MODULE_DIR, "42"], { mode: "restart", watched: 42 }],
+  [["/usr/bin/bun", "run", "-", RESTART_ARG, MODULE_DIR, ""], { mode: "restart", watched: null }],
+  [["/usr/bin/node", "--input-type=module", "-", "goose-module-autosave", MODULE_DIR], { mode: "autosave" }],
+])("supervisorHelper %j: %j", (argv, helper) => {
+  expect(supervisorHelper(argv)).toEqual(helper);
 });
 
 describe("claimSupervisorPid", () => {

@@ -5,7 +5,7 @@
 // each verdict was also checked by decoding the same text with Go's
 // encoding/json into copies of those types (Go 1.26.8).
 
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { summarizeState } from "../../../src/agentapi/state-file.js";
 
 /** A version 1 file whose one message has these members (written as given). */
@@ -61,58 +61,55 @@ const CASES: Array<[string, boolean]> = [
   ['{"version":1,"messages":[{"id":0', false],
 ];
 
-describe("summarizeState accepts exactly what AgentAPI's decoder accepts", () => {
-  it.each(CASES)("%s: %s", (text, accepted) => {
-    const summary = summarizeState(text);
-    expect(summary.kind, summary.kind === "invalid" ? summary.reason : "").toBe(accepted ? "valid" : "invalid");
-  });
+it.each(CASES)("accepts %s exactly when AgentAPI's decoder does: %s", (text, accepted) => {
+  const summary = summarizeState(text);
+  expect(summary.kind, summary.kind === "invalid" ? summary.reason : "").toBe(accepted ? "valid" : "invalid");
+});
 
-  it("counts the roles Go reads, whatever the key's case", () => {
-    const text =
-      '{"version":1,"messages":[{"ROLE":"user"},{"role":"agent"},{"Role":"user"}],"initial_prompt_sent":true}';
-    expect(summarizeState(text)).toEqual({ kind: "valid", messages: 3, userMessages: 2, initialPromptSent: true });
-  });
+it("counts the roles Go reads, whatever the key's case", () => {
+  const text = '{"version":1,"messages":[{"ROLE":"user"},{"role":"agent"},{"Role":"user"}],"initial_prompt_sent":true}';
+  expect(summarizeState(text)).toEqual({ kind: "valid", messages: 3, userMessages: 2, initialPromptSent: true });
+});
 
-  it("counts messages and user messages, in AgentAPI's own format with nanosecond times and offsets", () => {
-    const times = ["2026-11-22T10:00:00.123456789Z", "2026-11-22T10:00:00+02:00", "2026-11-22T00:00:00Z"];
-    const messages = ["agent", "user", "agent"].map((role, id) => ({ id, message: "x", role, time: times[id] }));
-    const text = JSON.stringify({ version: 1, messages, initial_prompt: "", initial_prompt_sent: false });
-    expect(summarizeState(text)).toEqual({ kind: "valid", messages: 3, userMessages: 1, initialPromptSent: false });
-  });
+it("counts messages and user messages, in AgentAPI's own format with nanosecond times and offsets", () => {
+  const times = ["2026-11-22T10:00:00.123456789Z", "2026-11-22T10:00:00+02:00", "2026-11-22T00:00:00Z"];
+  const messages = ["agent", "user", "agent"].map((role, id) => ({ id, message: "x", role, time: times[id] }));
+  const text = JSON.stringify({ version: 1, messages, initial_prompt: "", initial_prompt_sent: false });
+  expect(summarizeState(text)).toEqual({ kind: "valid", messages: 3, userMessages: 1, initialPromptSent: false });
+});
 
-  it("reports a missing file", () => {
-    expect(summarizeState(null)).toEqual({ kind: "missing" });
-  });
+it("reports a missing file", () => {
+  expect(summarizeState(null)).toEqual({ kind: "missing" });
+});
 
-  const ok = { id: 0, message: "x", role: "agent", time: "2026-11-22T00:00:00Z" };
-  const one = (message: unknown) => JSON.stringify({ version: 1, messages: [message] });
-  it.each([
-    ["", "empty"],
-    ["{not json", "not JSON"],
-    ["[]", "not a JSON object"],
-    ['{"version":2,"messages":[]}', "unsupported version 2"],
-    ['{"messages":[]}', "unsupported version 0"],
-    [one({ ...ok, id: "0" }), "id"],
-    [one({ ...ok, message: 5 }), "message"],
-    [one({ ...ok, role: 1 }), "role"],
-    [one({ ...ok, time: "yesterday" }), "time"],
-    [one({ ...ok, id: 1.5 }), "id"],
-    [one("text"), "not an object"],
-  ])("refuses %j, naming why (%s)", (text, reason) => {
-    const summary = summarizeState(text);
-    expect(summary.kind).toBe("invalid");
-    expect(summary.kind === "invalid" && summary.reason).toContain(reason);
-  });
+const ok = { id: 0, message: "x", role: "agent", time: "2026-11-22T00:00:00Z" };
+const one = (message: unknown) => JSON.stringify({ version: 1, messages: [message] });
+it.each([
+  ["", "empty"],
+  ["{not json", "not JSON"],
+  ["[]", "not a JSON object"],
+  ['{"version":2,"messages":[]}', "unsupported version 2"],
+  ['{"messages":[]}', "unsupported version 0"],
+  [one({ ...ok, id: "0" }), "id"],
+  [one({ ...ok, message: 5 }), "message"],
+  [one({ ...ok, role: 1 }), "role"],
+  [one({ ...ok, time: "yesterday" }), "time"],
+  [one({ ...ok, id: 1.5 }), "id"],
+  [one("text"), "not an object"],
+])("refuses %j, naming why (%s)", (text, reason) => {
+  const summary = summarizeState(text);
+  expect(summary.kind).toBe("invalid");
+  expect(summary.kind === "invalid" && summary.reason).toContain(reason);
+});
 
-  it("names what AgentAPI would refuse", () => {
-    expect(summarizeState(at("2026-02-30T00:00:00Z"))).toEqual({
-      kind: "invalid",
-      reason:
-        'message 0\'s time "2026-02-30T00:00:00Z" is not an RFC 3339 time Go accepts (AgentAPI would refuse the whole file)',
-    });
-    expect(summarizeState(withId("1e300"))).toEqual({
-      kind: "invalid",
-      reason: "message 0's id is spelled 1e300, not as an integer (AgentAPI would refuse the whole file)",
-    });
+it("names what AgentAPI would refuse", () => {
+  expect(summarizeState(at("2026-02-30T00:00:00Z"))).toEqual({
+    kind: "invalid",
+    reason:
+      'message 0\'s time "2026-02-30T00:00:00Z" is not an RFC 3339 time Go accepts (AgentAPI would refuse the whole file)',
+  });
+  expect(summarizeState(withId("1e300"))).toEqual({
+    kind: "invalid",
+    reason: "message 0's id is spelled 1e300, not as an integer (AgentAPI would refuse the whole file)",
   });
 });

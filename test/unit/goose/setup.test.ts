@@ -1,6 +1,6 @@
 import { chmod, lstat, mkdir, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { configureGoose, describeOutcome, gooseConfigDir } from "../../../src/goose/setup.js";
 import { modeOf, readText, scratchFolders } from "../scratch.js";
 
@@ -26,121 +26,119 @@ it("gooseConfigDir follows GOOSE_PATH_ROOT, XDG_CONFIG_HOME, then the default", 
   expect(gooseConfigDir({ XDG_CONFIG_HOME: "rel" }, "/h")).toBe("/h/.config/goose");
 });
 
-describe("configureGoose", () => {
-  it("writes the extensions to its own layer, 0600, and never creates or touches config.yaml", async () => {
-    const { home: h, dir, config, layer } = await home();
-    const result = await setup(h);
-    expect(result).toMatchObject({
-      config: { file: layer, action: "created", detail: "extensions: coder, developer" },
-      hints: { file: path.join(dir, ".goosehints"), action: "unchanged" },
-      warnings: [],
-    });
-    expect([await modeOf(layer), await modeOf(path.dirname(layer))]).toEqual([0o600, 0o700]);
-    const parsed = await layerOf(layer);
-    expect(Object.keys(parsed)).toEqual(["extensions"]);
-    expect(parsed.extensions.coder.envs.CODER_MCP_AI_AGENTAPI_URL).toBe("http://localhost:3284");
-    await expect(lstat(config)).rejects.toThrow(/ENOENT/);
-    await expect(lstat(path.join(dir, ".goosehints"))).rejects.toThrow(/ENOENT/);
-
-    await mkdir(dir, { recursive: true });
-    const user = "# mine\nextensions:\n  developer:\n    enabled: false\n";
-    await writeFile(config, user);
-    const before = await stat(config);
-    await setup(h, { extensions: { memory: { type: "builtin" } } });
-    const after = await stat(config);
-    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
-    expect(await readText(config)).toBe(user);
+it("writes the extensions to its own layer, 0600, and never creates or touches config.yaml", async () => {
+  const { home: h, dir, config, layer } = await home();
+  const result = await setup(h);
+  expect(result).toMatchObject({
+    config: { file: layer, action: "created", detail: "extensions: coder, developer" },
+    hints: { file: path.join(dir, ".goosehints"), action: "unchanged" },
+    warnings: [],
   });
+  expect([await modeOf(layer), await modeOf(path.dirname(layer))]).toEqual([0o600, 0o700]);
+  const parsed = await layerOf(layer);
+  expect(Object.keys(parsed)).toEqual(["extensions"]);
+  expect(parsed.extensions.coder.envs.CODER_MCP_AI_AGENTAPI_URL).toBe("http://localhost:3284");
+  await expect(lstat(config)).rejects.toThrow(/ENOENT/);
+  await expect(lstat(path.join(dir, ".goosehints"))).rejects.toThrow(/ENOENT/);
 
-  it("does not write at all when nothing changes: same inode, same mtime, same bytes", async () => {
-    const { home: h, hints, layer } = await home();
-    await setup(h, { systemPrompt: "Be brief." });
-    const before = await Promise.all([stat(layer), stat(hints)]);
-    // Not a wait for anything: it makes a rewrite show as a different mtime.
-    await new Promise((r) => setTimeout(r, 20));
-    const result = await setup(h, { systemPrompt: "Be brief." });
-    expect([result.config.action, result.hints.action]).toEqual(["unchanged", "unchanged"]);
-    const after = await Promise.all([stat(layer), stat(hints)]);
-    expect(after.map((s) => [s.ino, s.mtimeMs])).toEqual(before.map((s) => [s.ino, s.mtimeMs]));
-  });
+  await mkdir(dir, { recursive: true });
+  const user = "# mine\nextensions:\n  developer:\n    enabled: false\n";
+  await writeFile(config, user);
+  const before = await stat(config);
+  await setup(h, { extensions: { memory: { type: "builtin" } } });
+  const after = await stat(config);
+  expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+  expect(await readText(config)).toBe(user);
+});
 
-  it("rewrites the layer when a setting changes", async () => {
-    const { home: h, layer } = await home();
-    await setup(h);
-    const result = await setup(h, {}, 4000);
-    expect(result.config.action).toBe("written");
-    expect((await layerOf(layer)).extensions.coder.envs.CODER_MCP_AI_AGENTAPI_URL).toBe("http://localhost:4000");
-  });
+it("does not write at all when nothing changes: same inode, same mtime, same bytes", async () => {
+  const { home: h, hints, layer } = await home();
+  await setup(h, { systemPrompt: "Be brief." });
+  const before = await Promise.all([stat(layer), stat(hints)]);
+  // Not a wait for anything: it makes a rewrite show as a different mtime.
+  await new Promise((r) => setTimeout(r, 20));
+  const result = await setup(h, { systemPrompt: "Be brief." });
+  expect([result.config.action, result.hints.action]).toEqual(["unchanged", "unchanged"]);
+  const after = await Promise.all([stat(layer), stat(hints)]);
+  expect(after.map((s) => [s.ino, s.mtimeMs])).toEqual(before.map((s) => [s.ino, s.mtimeMs]));
+});
 
-  it("replaces a symlink at the layer's path instead of writing through it", async () => {
-    const { home: h, layer } = await home();
-    const elsewhere = path.join(h, "elsewhere.json");
-    await writeFile(elsewhere, "{}\n");
-    await mkdir(path.dirname(layer), { recursive: true });
-    await symlink(elsewhere, layer);
-    expect((await setup(h)).config.action).toBe("written");
-    expect((await lstat(layer)).isFile()).toBe(true);
-    expect(await readText(elsewhere)).toBe("{}\n");
-  });
+it("rewrites the layer when a setting changes", async () => {
+  const { home: h, layer } = await home();
+  await setup(h);
+  const result = await setup(h, {}, 4000);
+  expect(result.config.action).toBe("written");
+  expect((await layerOf(layer)).extensions.coder.envs.CODER_MCP_AI_AGENTAPI_URL).toBe("http://localhost:4000");
+});
 
-  it("keeps a symlinked .goosehints a link and updates its target in place", async () => {
-    const { home: h, dir, hints } = await home();
-    const dotfiles = path.join(h, "dotfiles");
-    await mkdir(dotfiles);
-    await chmod(dotfiles, 0o755);
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dotfiles, "hints"), "Mine.\n", { mode: 0o644 });
-    await chmod(path.join(dotfiles, "hints"), 0o644);
-    await symlink(path.join(dotfiles, "hints"), hints);
-    const result = await setup(h, { systemPrompt: "Be brief." });
-    expect(result.hints.action).toBe("written");
-    expect(await readlink(hints)).toBe(path.join(dotfiles, "hints"));
-    const target = await readText(path.join(dotfiles, "hints"));
-    expect(target.startsWith("Mine.\n")).toBe(true);
-    expect(target).toContain("Be brief.");
-    expect(await modeOf(path.join(dotfiles, "hints"))).toBe(0o644);
-  });
+it("replaces a symlink at the layer's path instead of writing through it", async () => {
+  const { home: h, layer } = await home();
+  const elsewhere = path.join(h, "elsewhere.json");
+  await writeFile(elsewhere, "{}\n");
+  await mkdir(path.dirname(layer), { recursive: true });
+  await symlink(elsewhere, layer);
+  expect((await setup(h)).config.action).toBe("written");
+  expect((await lstat(layer)).isFile()).toBe(true);
+  expect(await readText(elsewhere)).toBe("{}\n");
+});
 
-  it("leaves a .goosehints link whose target sits in a folder others can write to, and says so", async () => {
-    const { home: h, dir, hints } = await home();
-    const shared = path.join(h, "shared");
-    await mkdir(shared);
-    await chmod(shared, 0o777);
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(shared, "hints"), "a\n");
-    await symlink(path.join(shared, "hints"), hints);
-    const result = await setup(h, { systemPrompt: "Be brief." });
-    expect(result.hints.action).toBe("skipped");
-    expect(result.warnings).toEqual([expect.stringMatching(/other users can write to.*system prompt does not reach/)]);
-    expect(await readText(path.join(shared, "hints"))).toBe("a\n");
-  });
+it("keeps a symlinked .goosehints a link and updates its target in place", async () => {
+  const { home: h, dir, hints } = await home();
+  const dotfiles = path.join(h, "dotfiles");
+  await mkdir(dotfiles);
+  await chmod(dotfiles, 0o755);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dotfiles, "hints"), "Mine.\n", { mode: 0o644 });
+  await chmod(path.join(dotfiles, "hints"), 0o644);
+  await symlink(path.join(dotfiles, "hints"), hints);
+  const result = await setup(h, { systemPrompt: "Be brief." });
+  expect(result.hints.action).toBe("written");
+  expect(await readlink(hints)).toBe(path.join(dotfiles, "hints"));
+  const target = await readText(path.join(dotfiles, "hints"));
+  expect(target.startsWith("Mine.\n")).toBe(true);
+  expect(target).toContain("Be brief.");
+  expect(await modeOf(path.join(dotfiles, "hints"))).toBe(0o644);
+});
 
-  it("leaves a dangling .goosehints link and a folder in its place alone", async () => {
-    const { home: h, dir, hints } = await home();
-    await mkdir(dir, { recursive: true });
-    await symlink(path.join(h, "nowhere"), hints);
-    expect((await setup(h, { systemPrompt: "x" })).hints.action).toBe("skipped");
-    await expect(lstat(path.join(h, "nowhere"))).rejects.toThrow(/ENOENT/);
-    await rm(hints);
-    await mkdir(hints);
-    expect((await setup(h, { systemPrompt: "x" })).warnings).toEqual([expect.stringMatching(/it is a folder/)]);
-  });
+it("leaves a .goosehints link whose target sits in a folder others can write to, and says so", async () => {
+  const { home: h, dir, hints } = await home();
+  const shared = path.join(h, "shared");
+  await mkdir(shared);
+  await chmod(shared, 0o777);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(shared, "hints"), "a\n");
+  await symlink(path.join(shared, "hints"), hints);
+  const result = await setup(h, { systemPrompt: "Be brief." });
+  expect(result.hints.action).toBe("skipped");
+  expect(result.warnings).toEqual([expect.stringMatching(/other users can write to.*system prompt does not reach/)]);
+  expect(await readText(path.join(shared, "hints"))).toBe("a\n");
+});
 
-  it("reports extensions it refused", async () => {
-    const { home: h, layer } = await home();
-    const result = await setup(h, { extensions: { "bad name": { type: "stdio" }, good: { type: "stdio", cmd: "x" } } });
-    expect(result.warnings).toEqual([expect.stringMatching(/"bad name" may only contain/)]);
-    expect(Object.keys((await layerOf(layer)).extensions)).toEqual(["coder", "developer", "good"]);
-  });
+it("leaves a dangling .goosehints link and a folder in its place alone", async () => {
+  const { home: h, dir, hints } = await home();
+  await mkdir(dir, { recursive: true });
+  await symlink(path.join(h, "nowhere"), hints);
+  expect((await setup(h, { systemPrompt: "x" })).hints.action).toBe("skipped");
+  await expect(lstat(path.join(h, "nowhere"))).rejects.toThrow(/ENOENT/);
+  await rm(hints);
+  await mkdir(hints);
+  expect((await setup(h, { systemPrompt: "x" })).warnings).toEqual([expect.stringMatching(/it is a folder/)]);
+});
 
-  it("creates .goosehints 0600 for the system prompt, and empties it when the prompt is emptied", async () => {
-    const { home: h, hints } = await home();
-    expect((await setup(h, { systemPrompt: "Be brief." })).hints.action).toBe("created");
-    expect(await modeOf(hints)).toBe(0o600);
-    const emptied = (await setup(h, { systemPrompt: "" })).hints;
-    expect(emptied).toMatchObject({ action: "written", detail: "system prompt removed" });
-    expect(await readText(hints)).toBe("");
-  });
+it("reports extensions it refused", async () => {
+  const { home: h, layer } = await home();
+  const result = await setup(h, { extensions: { "bad name": { type: "stdio" }, good: { type: "stdio", cmd: "x" } } });
+  expect(result.warnings).toEqual([expect.stringMatching(/"bad name" may only contain/)]);
+  expect(Object.keys((await layerOf(layer)).extensions)).toEqual(["coder", "developer", "good"]);
+});
+
+it("creates .goosehints 0600 for the system prompt, and empties it when the prompt is emptied", async () => {
+  const { home: h, hints } = await home();
+  expect((await setup(h, { systemPrompt: "Be brief." })).hints.action).toBe("created");
+  expect(await modeOf(hints)).toBe(0o600);
+  const emptied = (await setup(h, { systemPrompt: "" })).hints;
+  expect(emptied).toMatchObject({ action: "written", detail: "system prompt removed" });
+  expect(await readText(hints)).toBe("");
 });
 
 it.each([

@@ -128,25 +128,23 @@ describe("sessionQuery against a real database", () => {
 const noMeta = { id: "m1", role: "user", created: 1, content: ["a", "b"].map((text) => ({ type: "text", text })) };
 
 describe("parseSessionExport", () => {
+  const [fix, ctx, done, go] = [msg("user", "fix"), msg("user", TC, CTX), msg("assistant", "done"), msg("user", "go")];
+  const [again, hidden, tool] = [
+    msg("user", "again"),
+    msg("assistant", "s", AGENT_ONLY),
+    msg("user", null, undefined, null),
+  ];
   it.each([
-    [
-      "answered turn",
-      [msg("user", "fix"), msg("user", TC, CTX), msg("assistant", "done")],
-      tail(2, "assistant", null, "msg_done"),
-    ],
+    ["answered turn", [fix, ctx, done], tail(2, "assistant", null, "msg_done")],
     [
       "interrupted turn behind a hidden turn-context row",
-      [msg("user", "fix"), msg("assistant", "done"), msg("user", "again"), msg("user", TC, CTX)],
+      [fix, done, again, ctx],
       tail(3, "user", "again", "msg_again", true),
     ],
-    [
-      "hidden assistant message after the last visible user message",
-      [msg("user", "go"), msg("assistant", "summary", AGENT_ONLY)],
-      tail(1, "user", "go", "msg_go"),
-    ],
+    ["hidden assistant message after the last visible user one", [go, hidden], tail(1, "user", "go", "msg_go")],
     [
       "a tool result as the last visible message",
-      [msg("user", "go"), msg("assistant", "calling"), msg("user", null, undefined, null)],
+      [go, msg("assistant", "calling"), tool],
       tail(3, "user", "", null, true),
     ],
     ["messages without metadata are visible", [noMeta], tail(1, "user", "a\nb", "m1", true)],

@@ -73,45 +73,43 @@ it("rewrites the layer when a setting changes", async () => {
 
 it("replaces a symlink at the layer's path instead of writing through it", async () => {
   const { home: h, layer } = await home();
-  const elsewhere = path.join(h, "elsewhere.json");
-  await writeFile(elsewhere, "{}\n");
+  await writeFile(path.join(h, "elsewhere.json"), "{}\n");
   await mkdir(path.dirname(layer), { recursive: true });
-  await symlink(elsewhere, layer);
+  await symlink(path.join(h, "elsewhere.json"), layer);
   expect((await setup(h)).config.action).toBe("written");
   expect((await lstat(layer)).isFile()).toBe(true);
-  expect(await readText(elsewhere)).toBe("{}\n");
+  expect(await readText(path.join(h, "elsewhere.json"))).toBe("{}\n");
 });
 
 it("keeps a symlinked .goosehints a link and updates its target in place", async () => {
   const { home: h, dir, hints } = await home();
-  const dotfiles = path.join(h, "dotfiles");
-  await mkdir(dotfiles);
-  await chmod(dotfiles, 0o755);
+  const target = path.join(h, "dotfiles", "hints");
+  await mkdir(path.dirname(target));
+  await chmod(path.dirname(target), 0o755);
   await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dotfiles, "hints"), "Mine.\n", { mode: 0o644 });
-  await chmod(path.join(dotfiles, "hints"), 0o644);
-  await symlink(path.join(dotfiles, "hints"), hints);
-  const result = await setup(h, { systemPrompt: "Be brief." });
-  expect(result.hints.action).toBe("written");
-  expect(await readlink(hints)).toBe(path.join(dotfiles, "hints"));
-  const target = await readText(path.join(dotfiles, "hints"));
-  expect(target.startsWith("Mine.\n")).toBe(true);
-  expect(target).toContain("Be brief.");
-  expect(await modeOf(path.join(dotfiles, "hints"))).toBe(0o644);
+  await writeFile(target, "Mine.\n");
+  await chmod(target, 0o644);
+  await symlink(target, hints);
+  expect((await setup(h, { systemPrompt: "Be brief." })).hints.action).toBe("written");
+  expect(await readlink(hints)).toBe(target);
+  expect(await readText(target)).toMatch(/^Mine\.\n[^]*Be brief\./);
+  expect(await modeOf(target)).toBe(0o644);
 });
 
 it("leaves a .goosehints link whose target sits in a folder others can write to, and says so", async () => {
   const { home: h, dir, hints } = await home();
-  const shared = path.join(h, "shared");
-  await mkdir(shared);
-  await chmod(shared, 0o777);
+  const target = path.join(h, "shared", "hints");
+  await mkdir(path.dirname(target));
+  await chmod(path.dirname(target), 0o777);
   await mkdir(dir, { recursive: true });
-  await writeFile(path.join(shared, "hints"), "a\n");
-  await symlink(path.join(shared, "hints"), hints);
-  const result = await setup(h, { systemPrompt: "Be brief." });
-  expect(result.hints.action).toBe("skipped");
-  expect(result.warnings).toEqual([expect.stringMatching(/other users can write to.*system prompt does not reach/)]);
-  expect(await readText(path.join(shared, "hints"))).toBe("a\n");
+  await writeFile(target, "a\n");
+  await symlink(target, hints);
+  const warning = expect.stringMatching(/other users can write to.*system prompt does not reach/);
+  expect(await setup(h, { systemPrompt: "Be brief." })).toMatchObject({
+    hints: { action: "skipped" },
+    warnings: [warning],
+  });
+  expect(await readText(target)).toBe("a\n");
 });
 
 it("leaves a dangling .goosehints link and a folder in its place alone", async () => {

@@ -103,10 +103,10 @@ describe("upsertHintsBlock", () => {
 
   it("neutralises marker text inside the prompt, so the file never grows", () => {
     const prompt = `before ${END} middle ${BEGIN} after`;
-    const once = upsertHintsBlock("Mine.\n", prompt);
-    expect(once.split(BEGIN)).toHaveLength(2);
-    expect(once.split(END)).toHaveLength(2);
-    expect(once).toContain("before <!-- coder goose module - system_prompt end --> middle");
+    // The table below checks that the markers stay one pair; this is what stands in their place.
+    expect(upsertHintsBlock("Mine.\n", prompt)).toContain(
+      "before <!-- coder goose module - system_prompt end --> middle",
+    );
   });
 
   it("cleans up the blocks older versions left when the prompt held an end marker", () => {

@@ -92,7 +92,7 @@ it("keeps a symlinked .goosehints a link and updates its target in place", async
   await symlink(target, hints);
   expect((await setup(h, { systemPrompt: "Be brief." })).hints.action).toBe("written");
   expect(await readlink(hints)).toBe(target);
-  expect(await readText(target)).toMatch(/^Mine\.\n[^]*Be brief\./);
+  expect(await readText(target)).toMatch(/^Mine\.\n.*Be brief\./s);
   expect(await modeOf(target)).toBe(0o644);
 });
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
@@ -9,19 +9,25 @@ import { afterAll, beforeAll } from "vitest";
  * after the file's tests.
  */
 export function scratchFolders(name: string): () => Promise<string> {
-  let root = "";
+  const at = scratchDir(name);
   let n = 0;
+  return async () => {
+    const dir = at(`case-${n++}`);
+    await mkdir(dir);
+    return dir;
+  };
+}
+
+/** One temporary folder for the calling test file, removed after its tests; `at(...parts)` names paths in it. */
+export function scratchDir(name: string): (...parts: string[]) => string {
+  let root = "";
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), `${name}-`));
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
   });
-  return async () => {
-    const dir = path.join(root, `case-${n++}`);
-    await mkdir(dir);
-    return dir;
-  };
+  return (...parts) => path.join(root, ...parts);
 }
 
 /** Like scratchFolders, but each fresh folder comes as a function that names paths in it (`at()` is the folder). */
@@ -32,3 +38,9 @@ export function scratchPaths(name: string): () => Promise<(...parts: string[]) =
     return (...parts) => path.join(dir, ...parts);
   };
 }
+
+/** A file's text. */
+export const readText = (file: string) => readFile(file, "utf8");
+
+/** A path's permission bits. */
+export const modeOf = async (file: string) => (await stat(file)).mode & 0o777;

@@ -1,19 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { gateOnHelp, gateOnVersion, parseVersionOutput } from "../../../src/agentapi/version-gate.js";
 
-describe("parseVersionOutput", () => {
-  it.each([
-    ["agentapi version 0.12.1\n", "0.12.1"],
-    ["agentapi version v0.12.0", "0.12.0"],
-    ["0.11.8", "0.11.8"],
-    ["agentapi version 0.12.0-rc.1", "0.12.0-rc.1"],
-    ["agentapi version dev", null],
-    ["agentapi version 0.12", null],
-    ["", null],
-    [null, null],
-  ])("%j -> %j", (output, expected) => {
-    expect(parseVersionOutput(output)).toBe(expected);
-  });
+it.each([
+  ["agentapi version 0.12.1\n", "0.12.1"],
+  ["agentapi version v0.12.0", "0.12.0"],
+  ["0.11.8", "0.11.8"],
+  ["agentapi version 0.12.0-rc.1", "0.12.0-rc.1"],
+  ["agentapi version dev", null],
+  ["agentapi version 0.12", null],
+  ["", null],
+  [null, null],
+])("parseVersionOutput %j -> %j", (output, expected) => {
+  expect(parseVersionOutput(output)).toBe(expected);
 });
 
 describe("gateOnVersion", () => {
@@ -25,16 +23,12 @@ describe("gateOnVersion", () => {
     expect(gateOnVersion(true, output)).toMatchObject({ kind: "decided", enabled: true, version });
   });
 
-  it("disables persistence for 0.11.8 with one warning that names the version and the fix", () => {
-    const gate = gateOnVersion(true, "agentapi version 0.11.8");
-    expect(gate).toMatchObject({ kind: "decided", enabled: false, version: "0.11.8" });
-    if (gate.kind !== "decided") throw new Error("expected a decision");
-    expect(gate.warning).toContain("0.11.8");
-    expect(gate.warning).toContain("Remove agentapi_version from the template");
-  });
-
-  it("treats a pre-release of 0.12.0 as older than 0.12.0", () => {
-    expect(gateOnVersion(true, "agentapi version 0.12.0-rc.1")).toMatchObject({ enabled: false });
+  it.each(["0.11.8", "0.12.0-rc.1"])("disables persistence for %s, with a warning naming it and the fix", (v) => {
+    const gate = gateOnVersion(true, `agentapi version ${v}`);
+    expect(gate).toMatchObject({ kind: "decided", enabled: false, version: v });
+    expect(gate.kind === "decided" && gate.warning).toMatch(
+      new RegExp(`${v}.*Remove agentapi_version from the template`),
+    );
   });
 
   it.each([
@@ -54,19 +48,12 @@ describe("gateOnVersion", () => {
 describe("gateOnHelp", () => {
   const probe = { kind: "probe-help" as const, version: null, reason: "not semver" };
 
-  it("enables persistence when server --help offers --state-file", () => {
-    const help =
-      "Flags:\n  -s, --state-file string   Path to file for saving/loading server state\n      --pid-file string";
-    expect(gateOnHelp(probe, help)).toMatchObject({ kind: "decided", enabled: true });
-  });
-
-  it("disables persistence with a warning when it does not", () => {
-    const gate = gateOnHelp(probe, "Flags:\n  -p, --port int   Port to run the server on");
-    expect(gate).toMatchObject({ kind: "decided", enabled: false });
-    expect(gate.kind === "decided" && gate.warning).toContain("Install AgentAPI 0.12.0 or newer");
-  });
-
-  it("disables persistence when the binary cannot run at all", () => {
-    expect(gateOnHelp(probe, null)).toMatchObject({ kind: "decided", enabled: false });
+  const warning = expect.stringContaining("Install AgentAPI 0.12.0 or newer");
+  it.each([
+    ["server --help offers --state-file", "Flags:\n  -s, --state-file string   Path\n      --pid-file string", {}],
+    ["it does not", "Flags:\n  -p, --port int   Port to run the server on", { enabled: false, warning }],
+    ["the binary cannot run at all", null, { enabled: false }],
+  ])("decides by whether %s", (_, help, want) => {
+    expect(gateOnHelp(probe, help)).toMatchObject({ kind: "decided", enabled: true, ...want });
   });
 });

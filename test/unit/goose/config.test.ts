@@ -15,31 +15,29 @@ const wanted = new Map<string, unknown>([
   ["developer", developerExtension],
 ]);
 
-describe("extensionNameProblem", () => {
-  it.each([
-    ["coder", null],
-    ["github-mcp_2", null],
-    ["GitHub", null],
-    ["123", null],
-    ["", "is empty"],
-    [" coder", "has spaces around it"],
-    ["coder\n", "has spaces around it"],
-    ["co\u0000der", "contains control characters"],
-    ["co\u001bder", "contains control characters"],
-    ["co\u0085der", "contains control characters"],
-    ["__proto__", "is reserved"],
-    ["constructor", "is reserved"],
-    ["Prototype", "is reserved"],
-    ["my ext", "may only contain"],
-    ["a.b", "may only contain"],
-    ["a/b", "may only contain"],
-    ["a:b", "may only contain"],
-    ["émoji", "may only contain"],
-  ])("%j -> %j", (name, problem) => {
-    const got = extensionNameProblem(name);
-    if (problem === null) expect(got).toBeNull();
-    else expect(got).toContain(problem);
-  });
+it.each([
+  ["coder", null],
+  ["github-mcp_2", null],
+  ["GitHub", null],
+  ["123", null],
+  ["", "is empty"],
+  [" coder", "has spaces around it"],
+  ["coder\n", "has spaces around it"],
+  ["co\u0000der", "contains control characters"],
+  ["co\u001bder", "contains control characters"],
+  ["co\u0085der", "contains control characters"],
+  ["__proto__", "is reserved"],
+  ["constructor", "is reserved"],
+  ["Prototype", "is reserved"],
+  ["my ext", "may only contain"],
+  ["a.b", "may only contain"],
+  ["a/b", "may only contain"],
+  ["a:b", "may only contain"],
+  ["émoji", "may only contain"],
+])("extensionNameProblem %j -> %j", (name, problem) => {
+  const got = extensionNameProblem(name);
+  if (problem === null) expect(got).toBeNull();
+  else expect(got).toContain(problem);
 });
 
 describe("moduleExtensions", () => {
@@ -52,9 +50,8 @@ describe("moduleExtensions", () => {
       list: [1, 2],
     });
     expect([...got.keys()]).toEqual(["coder", "developer", "github", "__proto__x"]);
-    expect(warnings).toHaveLength(3);
-    expect(warnings.join("\n")).toMatch(/"bad name" may only contain/);
-    expect(warnings.join("\n")).toMatch(/"scalar" is not a mapping/);
+    const [bad, scalar, list] = [/"bad name" may only contain/, /"scalar" is not a mapping/, /"list" is not a mapping/];
+    expect(warnings).toEqual([bad, scalar, list].map((re) => expect.stringMatching(re)));
   });
 
   it("lets the template replace developer, as before", () => {
@@ -65,8 +62,7 @@ describe("moduleExtensions", () => {
 
 describe("extensionsLayer", () => {
   it("holds only the extensions mapping, with the entries as given", () => {
-    const layer = JSON.parse(extensionsLayer(wanted));
-    expect(layer).toEqual({ extensions: { coder, developer: developerExtension } });
+    expect(JSON.parse(extensionsLayer(wanted))).toEqual({ extensions: { coder, developer: developerExtension } });
   });
 
   it("keeps hostile strings as data: every string is a quoted JSON string", () => {
@@ -81,42 +77,36 @@ describe("extensionsLayer", () => {
   });
 });
 
-describe("additionalConfigFiles", () => {
-  it.each([
-    [undefined, "/m/l.json"],
-    ["", "/m/l.json"],
-    ["/u/a.yaml", "/m/l.json:/u/a.yaml"],
-    ["/u/a.yaml:/u/b.yaml", "/m/l.json:/u/a.yaml:/u/b.yaml"],
-  ])("the user's list %j -> %j (the module's layer first, so the user's files win)", (existing, expected) => {
+it.each([
+  [undefined, "/m/l.json"],
+  ["", "/m/l.json"],
+  ["/u/a.yaml", "/m/l.json:/u/a.yaml"],
+  ["/u/a.yaml:/u/b.yaml", "/m/l.json:/u/a.yaml:/u/b.yaml"],
+])(
+  "additionalConfigFiles the user's list %j -> %j (the module's layer first, so the user's files win)",
+  (existing, expected) => {
     expect(additionalConfigFiles("/m/l.json", existing)).toBe(expected);
-  });
-});
+  },
+);
 
 const BEGIN = "<!-- coder goose module: system_prompt begin -->";
 const END = "<!-- coder goose module: system_prompt end -->";
 
 describe("upsertHintsBlock", () => {
-  it("adds the system prompt as a marked block after the user's hints", () => {
-    const text = upsertHintsBlock("Use tabs.\n", "Be brief.");
-    expect(text).toBe(`Use tabs.\n\n${BEGIN}\nBe brief.\n${END}\n`);
-  });
-
-  it("replaces its own block on the next start without touching the rest", () => {
-    const second = upsertHintsBlock(upsertHintsBlock("Use tabs.\n", "Be brief."), "Be thorough.");
-    expect(second).toBe(`Use tabs.\n\n${BEGIN}\nBe thorough.\n${END}\n`);
-  });
-
-  it("removes its block when the system prompt is emptied", () => {
-    expect(upsertHintsBlock(upsertHintsBlock("Use tabs.\n", "Be brief."), "")).toBe("Use tabs.\n");
+  it("adds the prompt as a marked block after the user's hints, replaces it next time, removes it when emptied", () => {
+    const first = upsertHintsBlock("Use tabs.\n", "Be brief.");
+    expect(first).toBe(`Use tabs.\n\n${BEGIN}\nBe brief.\n${END}\n`);
+    expect(upsertHintsBlock(first, "Be thorough.")).toBe(`Use tabs.\n\n${BEGIN}\nBe thorough.\n${END}\n`);
+    expect(upsertHintsBlock(first, "")).toBe("Use tabs.\n");
     expect(upsertHintsBlock(null, "")).toBe("");
   });
 
   it("neutralises marker text inside the prompt, so the file never grows", () => {
     const prompt = `before ${END} middle ${BEGIN} after`;
-    const once = upsertHintsBlock("Mine.\n", prompt);
-    expect(once.split(BEGIN)).toHaveLength(2);
-    expect(once.split(END)).toHaveLength(2);
-    expect(once).toContain("before <!-- coder goose module - system_prompt end --> middle");
+    // The table below checks that the markers stay one pair; this is what stands in their place.
+    expect(upsertHintsBlock("Mine.\n", prompt)).toContain(
+      "before <!-- coder goose module - system_prompt end --> middle",
+    );
   });
 
   it("cleans up the blocks older versions left when the prompt held an end marker", () => {
@@ -152,16 +142,11 @@ describe("upsertHintsBlock", () => {
   ];
   const cases = existing.flatMap((e) => prompts.map((p) => [e, p] as const));
 
-  it.each(cases)("applying twice equals applying once (existing %j, prompt %j)", (e, p) => {
+  it.each(cases)("is idempotent, and a changed prompt replaces the block (existing %j, prompt %j)", (e, p) => {
     const once = upsertHintsBlock(e, p);
     expect(upsertHintsBlock(once, p)).toBe(once);
     expect(once.split(BEGIN).length).toBeLessThanOrEqual(2);
     expect(once.split(END).length).toBe(once.split(BEGIN).length);
-  });
-
-  it.each(cases)("a changed prompt replaces the block without growing the file (existing %j, prompt %j)", (e, p) => {
-    const once = upsertHintsBlock(e, p);
-    const other = upsertHintsBlock(once, "other prompt");
-    expect(upsertHintsBlock(other, p)).toBe(once);
+    expect(upsertHintsBlock(upsertHintsBlock(once, "other prompt"), p)).toBe(once);
   });
 });

@@ -36,26 +36,19 @@ describe("gatewayEnv", () => {
 
 describe("buildLaunchEnv with the gateway", () => {
   const base = { chatBasePath: "", persistence: null, allowedHosts: ["localhost"], allowedOrigins: [], pathPrefix: [] };
-  const opts = {
-    ...base,
-    configLayer: "/m/goose-config.json",
-    provider: "anthropic",
-    model: "m",
-    mode: "auto" as const,
-  };
+  const opts = { ...base, configLayer: "/m/c.json", provider: "anthropic", model: "m", mode: "auto" as const };
+  const gateway = { ANTHROPIC_HOST: "https://c/api/v2/aibridge/anthropic", ANTHROPIC_API_KEY: "tok" };
 
-  it("replaces the template's own key and host, so the gateway wins", () => {
-    const own = { PATH: "/bin", ANTHROPIC_API_KEY: "sk-template", ANTHROPIC_HOST: "https://api.anthropic.com" };
-    const gateway = { ANTHROPIC_HOST: "https://c/api/v2/aibridge/anthropic", ANTHROPIC_API_KEY: "tok" };
-    const env = buildLaunchEnv(own, { ...opts, gateway });
-    expect(env.ANTHROPIC_API_KEY).toBe("tok");
-    expect(env.ANTHROPIC_HOST).toBe("https://c/api/v2/aibridge/anthropic");
-  });
-
-  it("leaves the template's provider variables alone without the gateway", () => {
-    const env = buildLaunchEnv({ PATH: "/bin", ANTHROPIC_API_KEY: "sk-template" }, { ...opts, gateway: null });
-    expect(env.ANTHROPIC_API_KEY).toBe("sk-template");
-    expect(env.ANTHROPIC_HOST).toBeUndefined();
+  it.each([
+    ["replaces the template's own key and host, so the gateway wins", gateway, gateway],
+    [
+      "leaves the template's provider variables alone without it",
+      null,
+      { ANTHROPIC_API_KEY: "sk-t", ANTHROPIC_HOST: "h" },
+    ],
+  ])("%s", (_, gateway, want) => {
+    const env = buildLaunchEnv({ PATH: "/bin", ANTHROPIC_API_KEY: "sk-t", ANTHROPIC_HOST: "h" }, { ...opts, gateway });
+    expect(env).toMatchObject(want);
   });
 });
 
@@ -77,17 +70,14 @@ describe("expandHome", () => {
   });
 });
 
-describe("buildAgentapiArgs with a firewall", () => {
-  it("puts the firewall's command between AgentAPI's -- and Goose, so only Goose runs inside it", () => {
-    const prefix = ["/fw/wrapper.sh", "--config=/fw/c.yaml", "--"];
-    const args = buildAgentapiArgs({
-      port: 4000,
-      persistence: null,
-      goose: "/bin/goose",
-      gooseArgs: ["session"],
-      prefix,
-    });
-    expect(args.slice(args.indexOf("--"))).toEqual(["--", ...prefix, "/bin/goose", "session"]);
-    expect(args.slice(0, args.indexOf("--"))).toEqual(["server", "--type", "goose", "--port", "4000"]);
+it("buildAgentapiArgs with a firewall puts the firewall's command between AgentAPI's -- and Goose, so only Goose runs inside it", () => {
+  const prefix = ["/fw/wrapper.sh", "--config=/fw/c.yaml", "--"];
+  const args = buildAgentapiArgs({
+    port: 4000,
+    persistence: null,
+    goose: "/bin/goose",
+    gooseArgs: ["session"],
+    prefix,
   });
+  expect(args).toEqual([..."server --type goose --port 4000 --".split(" "), ...prefix, "/bin/goose", "session"]);
 });

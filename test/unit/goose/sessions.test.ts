@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   findNamedSession,
   parseSessionExport,
@@ -18,24 +17,21 @@ import {
   readConversationTail,
 } from "../../../src/goose/sessions.js";
 import type { RunResult } from "../../../src/lib/exec.js";
+import { scratchDir } from "../scratch.js";
 import { AGENT_ONLY, buildSessionsDb, CTX, exported, m, msg, SQLITE, s, TC, tail } from "./session-store.js";
 
 const NO_TAIL = tail(0, null, null, null);
-
-let root: string;
-let file: string;
+const at = scratchDir("goose-sessions-test");
 const [AT, OLD, NEW] = ["2026-11-22 10:00:00", "2020-01-01 00:00:00", "2026-11-22 12:00:00"];
 const parts = JSON.stringify([
   { type: "text", text: "part one" },
   { type: "image", data: "x" },
   { type: "text", text: "part two" },
 ]);
+// One database; each case below owns the sessions of its name.
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "goose-sessions-test-"));
-  // One database; each case below owns the sessions of its name.
-  file = path.join(root, "sessions.db");
   await buildSessionsDb(
-    file,
+    at("sessions.db"),
     [
       ...[s("c1", "counted"), s("i1", "interrupted"), s("h1", "hidden"), s("o1", "old-schema")],
       ...[s("a", "latest", NEW), s("b", "latest", OLD), s("seconds", "units"), s("millis", "units")],
@@ -65,49 +61,42 @@ beforeAll(async () => {
     ],
   );
 });
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-async function query(name: string, db = file): Promise<SessionRow | null> {
+async function query(name: string, db = at("sessions.db")): Promise<SessionRow | null> {
   const found = await querySessionDb(SQLITE, db, name, process.env);
   if ("problem" in found) throw new Error(found.problem);
   return found.row;
 }
-const queryTail = async (name: string) => tailFromRow((await query(name)) as SessionRow);
+const EMPTY = { visible_messages: 0, last_role: null, assistant_after: 0 };
 
 describe("sessionQuery against a real database", () => {
-  it("counts only user-visible messages, as Goose's message_count does", async () => {
-    const row = await query("counted");
-    const want = { visible_messages: 2, last_role: "assistant", last_message_id: "msg_reply", assistant_after: 0 };
-    expect(row).toMatchObject({ id: "c1", ...want });
-    expect(tailFromRow(row as SessionRow)).toEqual(tail(2, "assistant", null, "msg_reply"));
-  });
-
-  it("reports an interrupted turn: the last visible user message has no reply after it", async () => {
-    expect(await queryTail("interrupted")).toEqual(tail(3, "user", "part one\npart two", "msg_last", true));
-  });
-
-  it("a hidden assistant message after the last user message answers the turn", async () => {
-    expect(await queryTail("hidden")).toMatchObject({ visibleCount: 1, lastVisibleRole: "user", unanswered: false });
-  });
-
-  it("treats rows without metadata (older schemas) as visible", async () => {
-    expect(await query("old-schema")).toMatchObject({ visible_messages: 1, last_role: "user" });
+  const [counted, answered] = [{ visible_messages: 2, last_role: "assistant" }, { unanswered: false }];
+  it.each([
+    // Only user-visible messages count, as Goose's message_count does.
+    [
+      "counted",
+      { ...counted, last_message_id: "msg_reply", assistant_after: 0 },
+      tail(2, "assistant", null, "msg_reply"),
+    ],
+    // The last visible user message has no reply after it: an interrupted turn.
+    ["interrupted", {}, tail(3, "user", "part one\npart two", "msg_last", true)],
+    // A hidden assistant message after the last user message answers the turn.
+    ["hidden", {}, expect.objectContaining({ visibleCount: 1, lastVisibleRole: "user", ...answered })],
+    // Rows without metadata (older schemas) are visible.
+    ["old-schema", { visible_messages: 1, last_role: "user" }, expect.anything()],
+  ])("reads session %s", async (name, row, want) => {
+    const got = await query(name);
+    expect(got).toMatchObject(row);
+    expect(tailFromRow(got as SessionRow)).toEqual(want);
   });
 
   it.each([
-    ["the session with the latest message, not the latest updated_at", "latest", "b"],
-    ["by millisecond timestamps read as Goose does", "units", "seconds"],
-    ["by updated_at for a session without messages", "fallback", "empty-new"],
-    ["the highest id on a tie", "tie", "tie-b"],
-  ])("picks %s", async (_, name, id) => {
-    expect((await query(name))?.id).toBe(id);
-  });
-
-  it("a session without messages has none visible, no last role, nothing after", async () => {
-    const want = { id: "empty-new", visible_messages: 0, last_role: null, assistant_after: 0 };
-    expect(await query("fallback")).toMatchObject(want);
+    ["the session with the latest message, not the latest updated_at", "latest", { id: "b" }],
+    ["by millisecond timestamps read as Goose does", "units", { id: "seconds" }],
+    // A session without messages has none visible, no last role, nothing after.
+    ["by updated_at for a session without messages", "fallback", { id: "empty-new", ...EMPTY }],
+    ["the highest id on a tie", "tie", { id: "tie-b" }],
+  ])("picks %s", async (_, name, want) => {
+    expect(await query(name)).toMatchObject(want);
   });
 
   it.each([
@@ -123,7 +112,7 @@ describe("sessionQuery against a real database", () => {
   });
 
   it("opens a database whose path needs escaping in a URI", async () => {
-    const weird = path.join(root, "we?ird #dir %20", "sessions.db");
+    const weird = at("we?ird #dir %20", "sessions.db");
     await mkdir(path.dirname(weird));
     await buildSessionsDb(weird, [s("s1")], []);
     expect((await query("task", weird))?.id).toBe("s1");
@@ -139,25 +128,23 @@ describe("sessionQuery against a real database", () => {
 const noMeta = { id: "m1", role: "user", created: 1, content: ["a", "b"].map((text) => ({ type: "text", text })) };
 
 describe("parseSessionExport", () => {
+  const [fix, ctx, done, go] = [msg("user", "fix"), msg("user", TC, CTX), msg("assistant", "done"), msg("user", "go")];
+  const [again, hidden, tool] = [
+    msg("user", "again"),
+    msg("assistant", "s", AGENT_ONLY),
+    msg("user", null, undefined, null),
+  ];
   it.each([
-    [
-      "answered turn",
-      [msg("user", "fix"), msg("user", TC, CTX), msg("assistant", "done")],
-      tail(2, "assistant", null, "msg_done"),
-    ],
+    ["answered turn", [fix, ctx, done], tail(2, "assistant", null, "msg_done")],
     [
       "interrupted turn behind a hidden turn-context row",
-      [msg("user", "fix"), msg("assistant", "done"), msg("user", "again"), msg("user", TC, CTX)],
+      [fix, done, again, ctx],
       tail(3, "user", "again", "msg_again", true),
     ],
-    [
-      "hidden assistant message after the last visible user message",
-      [msg("user", "go"), msg("assistant", "summary", AGENT_ONLY)],
-      tail(1, "user", "go", "msg_go"),
-    ],
+    ["hidden assistant message after the last visible user one", [go, hidden], tail(1, "user", "go", "msg_go")],
     [
       "a tool result as the last visible message",
-      [msg("user", "go"), msg("assistant", "calling"), msg("user", null, undefined, null)],
+      [go, msg("assistant", "calling"), tool],
       tail(3, "user", "", null, true),
     ],
     ["messages without metadata are visible", [noMeta], tail(1, "user", "a\nb", "m1", true)],
@@ -181,9 +168,10 @@ it.each([
   ["/a?b/c#d/e%f g/x.db", "file:/a%3Fb/c%23d/e%25f%20g/x.db?mode=ro"],
 ])("sqliteReadOnlyUri %s", (file, uri) => expect(sqliteReadOnlyUri(file)).toBe(uri));
 
-const result = (over: Partial<RunResult>): RunResult => {
-  return { code: 0, signal: null, stdout: "", stderr: "", timedOut: false, truncated: false, ...over };
-};
+const result = (over: Partial<RunResult>): RunResult => ({
+  ...{ code: 0, signal: null, stdout: "", stderr: "", timedOut: false, truncated: false },
+  ...over,
+});
 
 it.each([
   [result({ error: "spawn x ENOENT", code: null }), "x could not be started (spawn x ENOENT)"],
@@ -199,32 +187,29 @@ it.each([
 
 describe("probeSession and readConversationTail with real processes", () => {
   async function fakeGoose(name: string, body: string): Promise<string> {
-    const file = path.join(root, name);
-    await writeFile(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-    return file;
+    await writeFile(at(name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    return at(name);
   }
   let homes = 0;
   async function homeWithDb(): Promise<string> {
-    const home = path.join(root, `home-${homes++}`);
+    const home = at(`home-${homes++}`);
     const db = path.join(home, ".local/share/goose/sessions/sessions.db");
     await mkdir(path.dirname(db), { recursive: true });
-    await buildSessionsDb(
-      db,
-      [s("s1")],
-      [m("s1", "user", "go", 100, undefined, "msg_go"), m("s1", "user", TC, 100, CTX)],
-    );
+    const rows = [m("s1", "user", "go", 100, undefined, "msg_go"), m("s1", "user", TC, 100, CTX)];
+    await buildSessionsDb(db, [s("s1")], rows);
     return home;
   }
   const env = { PATH: "/usr/bin:/bin" };
-  const opts = (goose: string, home = root) => ({ goose, name: "task", env, home, cwd: root });
+  const opts = (goose: string, home = at()) => ({ goose, name: "task", env, home, cwd: at() });
 
   it("uses Goose's session list and export when they work", async () => {
     const list = JSON.stringify([
       { id: "s9", name: "task", session_type: "user", message_count: 4, working_dir: "/w" },
     ]);
+    const out = exported([msg("user", "go"), msg("assistant", "ok")], "s9");
     const goose = await fakeGoose(
-      "goose-ok",
-      `case "$2" in list) printf '%s\\n' '${list}';; export) cat <<'EOF'\n${exported([msg("user", "go"), msg("assistant", "ok")], "s9")}\nEOF\n;; esac`,
+      "ok",
+      `case "$2" in list) echo '${list}';; export) cat <<'EOF'\n${out}\nEOF\n;; esac`,
     );
     const found = { kind: "found", id: "s9", messages: 4, workingDir: "/w", source: "goose session list" };
     expect(await probeSession(opts(goose))).toEqual(found);
@@ -248,14 +233,13 @@ describe("probeSession and readConversationTail with real processes", () => {
   it("answers unknown when the export names another session and the database does too", async () => {
     const home = await homeWithDb();
     const goose = await fakeGoose("goose-other", `cat <<'EOF'\n${exported([], "other")}\nEOF`);
-    const got = await readConversationTail({ ...opts(goose, home), expectedId: "s2" });
-    expect(got.kind).toBe("unknown");
-    expect(got.kind === "unknown" && got.reason).toMatch(/returned session other, not s2.*is s1, not s2/);
+    const reason = expect.stringMatching(/returned session other, not s2.*is s1, not s2/);
+    expect(await readConversationTail({ ...opts(goose, home), expectedId: "s2" })).toEqual({ kind: "unknown", reason });
   });
 
   it("says absent when there is no database at all, and unknown without sqlite3", async () => {
     const goose = await fakeGoose("goose-fails", "exit 1");
-    expect(await probeSession(opts(goose, path.join(root, "empty-home")))).toMatchObject({ kind: "absent" });
+    expect(await probeSession(opts(goose, at("empty-home")))).toMatchObject({ kind: "absent" });
     expect(await probeSession({ ...opts(goose, await homeWithDb()), env: { PATH: "/nonexistent" } })).toMatchObject({
       kind: "unknown",
       reason: expect.stringMatching(/exited 1; sqlite3 is not installed/),
@@ -269,44 +253,30 @@ const listed = (over: Record<string, unknown>) => {
 };
 
 describe("findNamedSession", () => {
-  it("finds an exact name match with its message count", () => {
-    expect(findNamedSession(listed({}), "task-1")).toMatchObject({ kind: "found", id: "20261122_1", messages: 2 });
+  const rows = (...r: Array<[string, number, string]>) =>
+    JSON.stringify(r.map(([id, n, h]) => ({ id, name: "t", message_count: n, updated_at: `2026-11-22T${h}:00:00Z` })));
+  const found = { kind: "found" };
+  const absent = { kind: "absent", source: "goose session list" };
+  it.each([
+    ["a name match, with its count", listed({}), "task-1", { ...found, id: "20261122_1", messages: 2 }],
+    ["the id too, as goose --resume --name does", listed({ name: "other" }), "20261122_1", found],
+    ["no name that merely contains it", listed({ name: "task-10" }), "task-1", absent],
+    ["no sub_agent (not resumable)", listed({ session_type: "sub_agent" }), "task-1", absent],
+    ["the latest active of two", rows(["a", 0, "09"], ["b", 4, "11"]), "t", { ...found, id: "b", messages: 4 }],
+    ["then the highest id", rows(["id1", 1, "10"], ["id2", 2, "10"]), "t", { ...found, id: "id2" }],
+    // Goose 1.10-1.11 lists name sessions in description.
+    [
+      "an old list's name",
+      '[{"id":"1","description":"task-1","message_count":3}]',
+      "task-1",
+      { ...found, messages: 3 },
+    ],
+    ["nothing in empty output", "", "task-1", absent],
+  ])("finds %s", (_, out, name, want) => {
+    expect(findNamedSession(out, name)).toMatchObject(want);
   });
 
-  it("matches the id too, as goose --resume --name does", () => {
-    expect(findNamedSession(listed({ name: "other" }), "20261122_1")).toMatchObject({ kind: "found" });
-  });
-
-  it("does not match a name that merely contains the wanted one", () => {
-    expect(findNamedSession(listed({ name: "task-10" }), "task-1")).toEqual({
-      kind: "absent",
-      source: "goose session list",
-    });
-  });
-
-  it("ignores sessions goose would not resume (sub-agents, hidden)", () => {
-    expect(findNamedSession(listed({ session_type: "sub_agent" }), "task-1").kind).toBe("absent");
-  });
-
-  it("picks the most recently active of two sessions with the same name, then the highest id", () => {
-    const row = (id: string, count: number, h: string) => ({
-      id,
-      name: "t",
-      message_count: count,
-      updated_at: `2026-11-22T${h}:00:00Z`,
-    });
-    const pick = (...rows: object[]) => findNamedSession(JSON.stringify(rows), "t");
-    expect(pick(row("a", 0, "09"), row("b", 4, "11"))).toMatchObject({ id: "b", messages: 4 });
-    expect(pick(row("20261122_1", 1, "10"), row("20261122_2", 2, "10"))).toMatchObject({ id: "20261122_2" });
-  });
-
-  it("reads Goose 1.10-1.11 lists, which name sessions in description", () => {
-    const old = { id: "20251010_1", description: "task-1", message_count: 3, updated_at: "x" };
-    expect(findNamedSession(JSON.stringify([old]), "task-1")).toMatchObject({ kind: "found", messages: 3 });
-  });
-
-  it("treats empty output as no sessions and rejects non-lists", () => {
-    expect(findNamedSession("", "task-1").kind).toBe("absent");
+  it("rejects output that is not a list", () => {
     expect(() => findNamedSession('{"error":"x"}', "task-1")).toThrow();
     expect(() => findNamedSession("No sessions found", "task-1")).toThrow();
   });

@@ -1,36 +1,24 @@
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { writePromptFile } from "../../../src/goose/task-prompt.js";
+import { modeOf, readText, scratchFolders } from "../scratch.js";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "task-prompt-test-"));
+const fresh = scratchFolders("task-prompt-test");
+
+it("gives a new session the prompt as a private file", async () => {
+  const file = path.join(await fresh(), "task-prompt.md");
+  expect(await writePromptFile(file, "Fix the failing test.\n", "cold")).toBe(file);
+  expect(await readText(file)).toBe("Fix the failing test.\n");
+  expect(await modeOf(file)).toBe(0o600);
 });
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
 
-describe("writePromptFile", () => {
-  it("gives a new session the prompt as a private file", async () => {
-    const file = path.join(await mkdtemp(path.join(dir, "cold-")), "task-prompt.md");
-    expect(await writePromptFile(file, "Fix the failing test.\n", "cold")).toBe(file);
-    expect(await readFile(file, "utf8")).toBe("Fix the failing test.\n");
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
-  });
-
-  it.each([
-    {
-      name: "a resumed session, which already holds the prompt",
-      prompt: "Fix the failing test.",
-      mode: "warm" as const,
-    },
-    { name: "an empty prompt", prompt: "", mode: "cold" as const },
-    { name: "a prompt of blanks", prompt: " \n\t", mode: "cold" as const },
-  ])("writes nothing for $name", async ({ prompt, mode }) => {
-    const folder = await mkdtemp(path.join(dir, "none-"));
-    expect(await writePromptFile(path.join(folder, "task-prompt.md"), prompt, mode)).toBeNull();
-    expect(await readdir(folder)).toEqual([]);
-  });
+it.each([
+  ["a resumed session, which already holds the prompt", "Fix the failing test.", "warm"],
+  ["an empty prompt", "", "cold"],
+  ["a prompt of blanks", " \n\t", "cold"],
+] as const)("writes nothing for %s", async (_, prompt, mode) => {
+  const folder = await fresh();
+  expect(await writePromptFile(path.join(folder, "task-prompt.md"), prompt, mode)).toBeNull();
+  expect(await readdir(folder)).toEqual([]);
 });

@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { extractGoose } from "../../../src/install/goose-archive.js";
 import { scratchFolders } from "../scratch.js";
 
@@ -21,28 +21,23 @@ async function tarball(dir: string, content: Buffer): Promise<string> {
   return archive;
 }
 
-const env = { PATH: "/usr/bin:/bin" };
+const opts = { tar: "/usr/bin/tar", source: "the mirror", env: { PATH: "/usr/bin:/bin" } };
 
-describe("extractGoose", () => {
-  it("writes the binary to the new file it is given", async () => {
-    const dir = await fresh();
-    const content = Buffer.from("#!/bin/sh\necho 'goose 1.47.0'\n");
-    const archive = await tarball(dir, content);
-    const dest = path.join(dir, ".goose.download");
-    await extractGoose({ tar: "/usr/bin/tar", archive, dest, source: "the mirror", env, maxBytes: 1024 });
-    expect(await readFile(dest)).toEqual(content);
-  });
+it("writes the binary to the new file it is given", async () => {
+  const dir = await fresh();
+  const content = Buffer.from("#!/bin/sh\necho 'goose 1.47.0'\n");
+  const dest = path.join(dir, ".goose.download");
+  await extractGoose({ ...opts, archive: await tarball(dir, content), dest, maxBytes: 1024 });
+  expect(await readFile(dest)).toEqual(content);
+});
 
-  it("stops at the size cap and leaves no partial file", async () => {
-    const dir = await fresh();
-    // Compresses to almost nothing, as an archive made to fill a disk would.
-    const archive = await tarball(dir, Buffer.alloc(4 * 1024 * 1024, 0));
-    const dest = path.join(dir, ".goose.download");
-    await expect(
-      extractGoose({ tar: "/usr/bin/tar", archive, dest, source: "the mirror", env, maxBytes: 1024 * 1024 }),
-    ).rejects.toThrow(
-      "./goose in the Goose archive from the mirror unpacks to more than 1 MiB, far more than any Goose release; it was deleted.",
-    );
-    await expect(lstat(dest)).rejects.toThrow(/ENOENT/);
-  });
+it("stops at the size cap and leaves no partial file", async () => {
+  const dir = await fresh();
+  // Compresses to almost nothing, as an archive made to fill a disk would.
+  const archive = await tarball(dir, Buffer.alloc(4 * 1024 * 1024, 0));
+  const dest = path.join(dir, ".goose.download");
+  await expect(extractGoose({ ...opts, archive, dest, maxBytes: 1024 * 1024 })).rejects.toThrow(
+    "./goose in the Goose archive from the mirror unpacks to more than 1 MiB, far more than any Goose release; it was deleted.",
+  );
+  await expect(lstat(dest)).rejects.toThrow(/ENOENT/);
 });

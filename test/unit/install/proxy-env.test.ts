@@ -41,8 +41,7 @@ describe("proxyFor", () => {
 
   it("keeps the proxy's credentials for its Proxy-Authorization", () => {
     const choice = proxyFor(new URL(GH), { https_proxy: "http://user:p%40ss@proxy:3128" });
-    expect(choice?.proxy.username).toBe("user");
-    expect(choice?.proxy.password).toBe("p%40ss");
+    expect(choice?.proxy).toMatchObject({ username: "user", password: "p%40ss" });
   });
 
   it.each([
@@ -54,42 +53,40 @@ describe("proxyFor", () => {
   });
 });
 
-describe("bypassesProxy", () => {
-  it.each([
-    // curl: `*` alone matches every host.
-    ["https://github.com/", "*", true],
-    // curl: a name matches itself and its subdomains, with or without a leading dot, on a label boundary.
-    ["https://example.invalid/", "example.invalid", true],
-    ["https://a.example.invalid/", "example.invalid", true],
-    ["https://example.invalid/", ".example.invalid", true],
-    ["https://a.example.invalid/", ".example.invalid", true],
-    ["https://example.invalid/", "xample.invalid", false],
-    ["https://badexample.invalid/", "example.invalid", false],
-    // curl: entries are trimmed; commas separate them.
-    ["https://a.example.invalid/", " foo , example.invalid ", true],
-    ["https://GitHub.com/", "github.COM", true],
-    // curl: an IP matches that address, a CIDR range its addresses, IPv6 without brackets.
-    ["http://127.0.0.1:8080/", "127.0.0.1", true],
-    ["http://127.0.0.1:8080/", "127.0.0.0/8", true],
-    ["http://10.1.2.3/", "10.0.0.0/16", false],
-    ["http://[::1]:8080/", "127.0.0.0/8", false],
-    ["http://[::1]:8080/", "::1", true],
-    ["http://[::1]:8080/", "::/0", true],
-    // A name entry never matches an address, nor an address a name.
-    ["http://127.0.0.1/", "localhost", false],
-    ["http://localhost/", "127.0.0.1", false],
-    // Where the module differs from curl 7.88: [::1] is read as ::1, and host:port matches that port only.
-    ["http://[::1]:8080/", "[::1]", true],
-    ["https://mirror.internal/", "mirror.internal:443", true],
-    ["https://mirror.internal:8443/", "mirror.internal:443", false],
-    ["http://127.0.0.1:8080/", "127.0.0.1:8080", true],
-    ["http://[::1]:8080/", "[::1]:8080", true],
-    ["http://[::1]:8081/", "[::1]:8080", false],
-    // Nonsense entries match nothing.
-    ["http://10.1.2.3/", "10.0.0.0/99", false],
-    ["http://10.1.2.3/", "10.0.0.0/8/1", false],
-    ["https://github.com/", ",, ,", false],
-  ] as const)("%s with no_proxy %j: %s", (url, noProxy, expected) => {
-    expect(bypassesProxy(new URL(url), noProxy)).toBe(expected);
-  });
+it.each([
+  // curl: `*` alone matches every host.
+  ["https://github.com/", "*", true],
+  // curl: a name matches itself and its subdomains, with or without a leading dot, on a label boundary.
+  ["https://example.invalid/", "example.invalid", true],
+  ["https://a.example.invalid/", "example.invalid", true],
+  ["https://example.invalid/", ".example.invalid", true],
+  ["https://a.example.invalid/", ".example.invalid", true],
+  ["https://example.invalid/", "xample.invalid", false],
+  ["https://badexample.invalid/", "example.invalid", false],
+  // curl: entries are trimmed; commas separate them.
+  ["https://a.example.invalid/", " foo , example.invalid ", true],
+  ["https://GitHub.com/", "github.COM", true],
+  // curl: an IP matches that address, a CIDR range its addresses, IPv6 without brackets.
+  ["http://127.0.0.1:8080/", "127.0.0.1", true],
+  ["http://127.0.0.1:8080/", "127.0.0.0/8", true],
+  ["http://10.1.2.3/", "10.0.0.0/16", false],
+  ["http://[::1]:8080/", "127.0.0.0/8", false],
+  ["http://[::1]:8080/", "::1", true],
+  ["http://[::1]:8080/", "::/0", true],
+  // A name entry never matches an address, nor an address a name.
+  ["http://127.0.0.1/", "localhost", false],
+  ["http://localhost/", "127.0.0.1", false],
+  // Where the module differs from curl 7.88: [::1] is read as ::1, and host:port matches that port only.
+  ["http://[::1]:8080/", "[::1]", true],
+  ["https://mirror.internal/", "mirror.internal:443", true],
+  ["https://mirror.internal:8443/", "mirror.internal:443", false],
+  ["http://127.0.0.1:8080/", "127.0.0.1:8080", true],
+  ["http://[::1]:8080/", "[::1]:8080", true],
+  ["http://[::1]:8081/", "[::1]:8080", false],
+  // Nonsense entries match nothing.
+  ["http://10.1.2.3/", "10.0.0.0/99", false],
+  ["http://10.1.2.3/", "10.0.0.0/8/1", false],
+  ["https://github.com/", ",, ,", false],
+] as const)("bypassesProxy %s with no_proxy %j: %s", (url, noProxy, expected) => {
+  expect(bypassesProxy(new URL(url), noProxy)).toBe(expected);
 });

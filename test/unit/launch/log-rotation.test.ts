@@ -3,7 +3,7 @@
 // volume that also holds Goose's sessions and the chat.
 
 import { once } from "node:events";
-import { mkdir, readdir, readFile, symlink, truncate, writeFile } from "node:fs/promises";
+import { mkdir, readdir, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnAgentapi } from "../../../src/launch/agentapi-process.js";
@@ -11,7 +11,7 @@ import { LOG_LIMITS, openRotatedLog } from "../../../src/lib/command-log.js";
 import { signal } from "../../../src/lib/processes.js";
 import type { ModulePaths } from "../../../src/settings/config.js";
 import { spawnSupervisor, supervisorLog } from "../../../src/supervisor/process.js";
-import { scratchFolders } from "../scratch.js";
+import { readText, scratchFolders } from "../scratch.js";
 
 const fresh = scratchFolders("log-rotation-test");
 
@@ -23,7 +23,7 @@ async function append(file: string, text: string, limits = { maxBytes: 10, gener
 
 async function logFiles(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) out[name] = await readFile(path.join(dir, name), "utf8");
+  for (const name of (await readdir(dir)).sort()) out[name] = await readText(path.join(dir, name));
   return out;
 }
 
@@ -43,11 +43,7 @@ describe("openRotatedLog", () => {
     await append(file, "third run\n"); // 15 >= 10: rotated first
     await append(file, "fourth run\n");
     await append(file, "fifth\n");
-    expect(await logFiles(dir)).toEqual({
-      "a.log": "fifth\n",
-      "a.log.1": "fourth run\n",
-      "a.log.2": "third run\n",
-    });
+    expect(await logFiles(dir)).toEqual({ "a.log": "fifth\n", "a.log.1": "fourth run\n", "a.log.2": "third run\n" });
   });
 
   it("moves a link planted at a generation's name, never what it points to", async () => {
@@ -58,8 +54,8 @@ describe("openRotatedLog", () => {
     await writeFile(file, "x".repeat(20));
     await symlink(victim, `${file}.1`);
     await append(file, "new\n");
-    expect(await readFile(victim, "utf8")).toBe("precious");
-    expect(await readFile(file, "utf8")).toBe("new\n");
+    expect(await readText(victim)).toBe("precious");
+    expect(await readText(file)).toBe("new\n");
   });
 });
 
@@ -75,8 +71,8 @@ describe("the logs that live as long as the workspace", () => {
     await fullLog(logFile);
     const child = await spawnAgentapi({ binary: "/bin/true", args: [], env: {}, cwd: logs, logFile });
     if (child.exitCode === null) await once(child, "exit");
-    expect((await readFile(`${logFile}.1`, "utf8")).startsWith("old run\n")).toBe(true);
-    expect(await readFile(logFile, "utf8")).toMatch(/^\n--- \S+ \/bin\/true \n$/);
+    expect((await readText(`${logFile}.1`)).startsWith("old run\n")).toBe(true);
+    expect(await readText(logFile)).toMatch(/^\n--- \S+ \/bin\/true \n$/);
   });
 
   it("logs/supervisor.log is rotated when the supervisor is launched", async () => {
@@ -88,7 +84,7 @@ describe("the logs that live as long as the workspace", () => {
     // Stands in for supervisor.sh: stays.
     const pid = await spawnSupervisor({ paths, source: "exec sleep 60", env: process.env });
     started.push(pid);
-    expect((await readFile(`${supervisorLog(paths)}.1`, "utf8")).startsWith("old run\n")).toBe(true);
-    expect((await readFile(supervisorLog(paths), "utf8")).length).toBeLessThan(LOG_LIMITS.maxBytes);
+    expect((await readText(`${supervisorLog(paths)}.1`)).startsWith("old run\n")).toBe(true);
+    expect((await readText(supervisorLog(paths))).length).toBeLessThan(LOG_LIMITS.maxBytes);
   });
 });

@@ -1,10 +1,9 @@
-import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readlink, symlink, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkWritableTarget, copyFileAtomic, replaceSymlink, writeFileAtomic } from "../../../src/lib/atomic-write.js";
-import { scratchPaths } from "../scratch.js";
+import { modeOf, readText, scratchPaths } from "../scratch.js";
 
 const folder = scratchPaths("atomic-write-test");
-const mode = async (p: string) => (await stat(p)).mode & 0o777;
 
 const originalUmask = process.umask();
 afterEach(() => {
@@ -16,24 +15,21 @@ describe.each([0o000, 0o077, 0o022])("under umask %o", (umask) => {
     const at = await folder();
     process.umask(umask);
     await writeFileAtomic(at("private"), "x", { mode: 0o600 });
-    expect(await mode(at("private"))).toBe(0o600);
     await writeFileAtomic(at("script"), "x", { mode: 0o700 });
-    expect(await mode(at("script"))).toBe(0o700);
     await copyFileAtomic(at("script"), at("copy"));
-    expect(await mode(at("copy"))).toBe(0o600);
+    expect(await Promise.all(["private", "script", "copy"].map((f) => modeOf(at(f))))).toEqual([0o600, 0o700, 0o600]);
   });
 });
 
 describe("writeFileAtomic", () => {
   it("replaces a symlink planted at the destination instead of writing through it", async () => {
     const at = await folder();
-    const [victim, target] = [at("victim"), at("state.json")];
-    await writeFile(victim, "precious");
-    await symlink(victim, target);
-    await writeFileAtomic(target, "new", { mode: 0o600 });
-    expect(await readFile(victim, "utf8")).toBe("precious");
-    expect((await lstat(target)).isFile()).toBe(true);
-    expect(await readFile(target, "utf8")).toBe("new");
+    await writeFile(at("victim"), "precious");
+    await symlink(at("victim"), at("state.json"));
+    await writeFileAtomic(at("state.json"), "new", { mode: 0o600 });
+    expect(await readText(at("victim"))).toBe("precious");
+    expect((await lstat(at("state.json"))).isFile()).toBe(true);
+    expect(await readText(at("state.json"))).toBe("new");
   });
 
   it("fails with a clear error when the destination is a folder, leaving no temporary file", async () => {
@@ -45,10 +41,9 @@ describe("writeFileAtomic", () => {
 
   it("replaces an existing file and leaves nothing else behind", async () => {
     const at = await folder();
-    const file = at("f");
-    await writeFile(file, "old");
-    await writeFileAtomic(file, Buffer.from("new"), { mode: 0o640, fsync: true });
-    expect(await readFile(file, "utf8")).toBe("new");
+    await writeFile(at("f"), "old");
+    await writeFileAtomic(at("f"), Buffer.from("new"), { mode: 0o640, fsync: true });
+    expect(await readText(at("f"))).toBe("new");
     expect(await readdir(at())).toEqual(["f"]);
   });
 
@@ -67,8 +62,8 @@ describe("copyFileAtomic", () => {
     await writeFile(at("victim"), "precious");
     await symlink(at("victim"), at("dst"));
     await copyFileAtomic(at("src"), at("dst"));
-    expect(await readFile(at("dst"), "utf8")).toBe("data");
-    expect(await readFile(at("victim"), "utf8")).toBe("precious");
+    expect(await readText(at("dst"))).toBe("data");
+    expect(await readText(at("victim"))).toBe("precious");
   });
 
   it("does not read through a link at the source", async () => {
@@ -82,13 +77,12 @@ describe("copyFileAtomic", () => {
 describe("replaceSymlink", () => {
   it("creates the link, then repoints it without touching what it pointed to", async () => {
     const at = await folder();
-    const link = at("agentapi");
     await writeFile(at("old"), "old binary");
-    await replaceSymlink(link, at("old"));
-    expect(await readlink(link)).toBe(at("old"));
-    await replaceSymlink(link, "/usr/local/bin/agentapi");
-    expect(await readlink(link)).toBe("/usr/local/bin/agentapi");
-    expect(await readFile(at("old"), "utf8")).toBe("old binary");
+    await replaceSymlink(at("agentapi"), at("old"));
+    expect(await readlink(at("agentapi"))).toBe(at("old"));
+    await replaceSymlink(at("agentapi"), "/usr/local/bin/agentapi");
+    expect(await readlink(at("agentapi"))).toBe("/usr/local/bin/agentapi");
+    expect(await readText(at("old"))).toBe("old binary");
     expect((await readdir(at())).sort()).toEqual(["agentapi", "old"]);
   });
 
@@ -103,16 +97,14 @@ describe("replaceSymlink", () => {
   });
 });
 
-describe("checkWritableTarget", () => {
-  it("accepts a missing path and a regular file; refuses a folder and a symlink, saying what to do", async () => {
-    const at = await folder();
-    await checkWritableTarget(at("missing"));
-    await writeFile(at("file"), "");
-    await checkWritableTarget(at("file"));
-    await mkdir(at("folder"));
-    await symlink("/etc/passwd", at("link"));
-    await expect(checkWritableTarget(at("folder"))).rejects.toThrow(/is a folder.*Move the folder away/);
-    await expect(checkWritableTarget(at("link"))).rejects.toThrow(/is a symbolic link.*Remove the link/);
-    expect(await readlink(at("link"))).toBe("/etc/passwd");
-  });
+it("checkWritableTarget accepts a missing path and a regular file; refuses a folder and a symlink, saying what to do", async () => {
+  const at = await folder();
+  await checkWritableTarget(at("missing"));
+  await writeFile(at("file"), "");
+  await checkWritableTarget(at("file"));
+  await mkdir(at("folder"));
+  await symlink("/etc/passwd", at("link"));
+  await expect(checkWritableTarget(at("folder"))).rejects.toThrow(/is a folder.*Move the folder away/);
+  await expect(checkWritableTarget(at("link"))).rejects.toThrow(/is a symbolic link.*Remove the link/);
+  expect(await readlink(at("link"))).toBe("/etc/passwd");
 });

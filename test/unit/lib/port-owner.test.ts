@@ -4,6 +4,9 @@ import { type AddressInfo, createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describePortHolder, listensOn, parseListeners } from "../../../src/lib/port-owner.js";
+import { liveChildren } from "../children.js";
+
+const start = liveChildren();
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -44,13 +47,7 @@ describe("who holds a port", () => {
   it("credits the listener's ancestors, not a process it does not descend from", async () => {
     const port = await listen();
     expect(await listensOn(process.ppid, port)).toBe(true);
-    const other = spawn("sleep", ["60"], { stdio: "ignore" });
-    await once(other, "spawn");
-    try {
-      expect(await listensOn(other.pid as number, port)).toBe(false);
-    } finally {
-      other.kill("SIGKILL");
-    }
+    expect(await listensOn(await start("sleep", ["60"]), port)).toBe(false);
   });
 
   it("names the holder by PID and process name, never by its command line, which can hold a token", async () => {

@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { lstat, readFile, stat, symlink, writeFile } from "node:fs/promises";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { lstat, symlink, writeFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
 import { pollUntil } from "../../../src/lib/poll.js";
 import {
   childPids,
@@ -18,66 +16,41 @@ import {
   waitForExit,
   writePidFile,
 } from "../../../src/lib/processes.js";
-import { scratchPaths } from "../scratch.js";
+import { exitedPid, liveChildren } from "../children.js";
+import { modeOf, readText, scratchDir } from "../scratch.js";
 
-const folder = scratchPaths("processes-test");
-let at: Awaited<ReturnType<typeof folder>>;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  at = await folder();
-});
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
-});
+const at = scratchDir("processes-test");
+const start = liveChildren();
 
-async function start(file: string, args: string[], argv0?: string): Promise<number> {
-  const child = spawn(file, args, { stdio: "ignore", argv0 });
-  children.push(child);
-  await once(child, "spawn");
-  return child.pid as number;
-}
-
-async function exitedPid(): Promise<number> {
-  const child = spawn("/bin/true", [], { stdio: "ignore" });
-  await once(child, "exit");
-  return child.pid as number;
-}
-
-describe("isAgentapiServer", () => {
-  it.each([
-    ["agentapi server on the expected port", "/m/bin/agentapi server --type goose --port 4000 -- goose", 4000, true],
-    ["another port", "/m/bin/agentapi server --port 4001", 4000, false],
-    ["another program", "sleep 1000", 4000, false],
-    ["another program", "/usr/bin/python3 agentapi server", 4000, false],
-    ["the word server after --", "agentapi attach -- server", 3284, false],
-    ["AgentAPI's default port when none is given", "agentapi server -- goose", 3284, true],
-  ] as const)("%s: %s", (_, argv, port, is) => {
-    expect(isAgentapiServer(argv.split(" "), port)).toBe(is);
-  });
+it.each([
+  ["agentapi server on the expected port", "/m/bin/agentapi server --type goose --port 4000 -- goose", 4000, true],
+  ["another port", "/m/bin/agentapi server --port 4001", 4000, false],
+  ["another program", "sleep 1000", 4000, false],
+  ["another program's argument", "/usr/bin/python3 agentapi server", 4000, false],
+  ["the word server after --", "agentapi attach -- server", 3284, false],
+  ["AgentAPI's default port when none is given", "agentapi server -- goose", 3284, true],
+] as const)("isAgentapiServer %s: %s", (_, argv, port, is) => {
+  expect(isAgentapiServer(argv.split(" "), port)).toBe(is);
 });
 
-describe("parsePid", () => {
-  it.each([
-    ["1234\n", 1234],
-    ["abc", null],
-    ["", null],
-    ["1", null],
-    ["12 34", null],
-  ])("%j -> %j", (text, pid) => expect(parsePid(text)).toBe(pid));
-});
+it.each([
+  ["1234\n", 1234],
+  ["abc", null],
+  ["", null],
+  ["1", null],
+  ["12 34", null],
+])("parsePid %j -> %j", (text, pid) => expect(parsePid(text)).toBe(pid));
 
-describe("parseStat", () => {
-  it.each([
-    ["a plain line", "4242 (sleep) S 4000 4242 4000 0 -1", { state: "S", ppid: 4000 }],
-    ["a zombie", "77 (sh) Z 1 77 77 0 -1", { state: "Z", ppid: 1 }],
-    ["a command name with spaces and parentheses", "9 (a) b (c) R 8 9 9 0 -1", { state: "R", ppid: 8 }],
-    ["the first process, whose parent is 0", "1 (init) S 0 1 1 0 -1", { state: "S", ppid: 0 }],
-    ["an empty read (the process is gone)", "", null],
-    ["no command name", "12 S 1 12", null],
-    ["a line cut after the name", "12 (x) ", null],
-  ])("%s", (_, text, out) => {
-    expect(parseStat(text)).toEqual(out);
-  });
+it.each([
+  ["a plain line", "4242 (sleep) S 4000 4242 4000 0 -1", { state: "S", ppid: 4000 }],
+  ["a zombie", "77 (sh) Z 1 77 77 0 -1", { state: "Z", ppid: 1 }],
+  ["a command name with spaces and parentheses", "9 (a) b (c) R 8 9 9 0 -1", { state: "R", ppid: 8 }],
+  ["the first process, whose parent is 0", "1 (init) S 0 1 1 0 -1", { state: "S", ppid: 0 }],
+  ["an empty read (the process is gone)", "", null],
+  ["no command name", "12 S 1 12", null],
+  ["a line cut after the name", "12 (x) ", null],
+])("parseStat %s", (_, text, out) => {
+  expect(parseStat(text)).toEqual(out);
 });
 
 describe("a live process tree", () => {
@@ -87,7 +60,7 @@ describe("a live process tree", () => {
     const parent = await start("perl", ["-e", script]);
     const zombie = async () => {
       for (const pid of await childPids(parent))
-        if ((await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")).includes(") Z ")) return pid;
+        if ((await readText(`/proc/${pid}/stat`).catch(() => "")).includes(") Z ")) return pid;
     };
     const found = await pollUntil(zombie, { timeoutMs: 10_000, intervalMs: 10 });
     if (!("value" in found)) throw new Error("perl's child did not become a zombie");
@@ -96,10 +69,8 @@ describe("a live process tree", () => {
     expect(await readCmdline(parent)).toEqual(["perl", "-e", script]);
     expect(await readCmdline(zombiePid)).toBeNull();
     expect(await parentPid(zombiePid)).toBe(parent);
-    expect(await isRunning(parent)).toBe(true);
-    expect(await isRunning(zombiePid)).toBe(false);
-    expect(await waitForExit(zombiePid, 0)).toBe(true);
-    expect(await waitForExit(parent, 0)).toBe(false);
+    expect([await isRunning(parent), await isRunning(zombiePid)]).toEqual([true, false]);
+    expect([await waitForExit(zombiePid, 0), await waitForExit(parent, 0)]).toEqual([true, false]);
 
     expect(await killTree(parent)).toEqual([zombiePid]);
     expect(await waitForExit(parent, 10_000)).toBe(true);
@@ -117,9 +88,7 @@ describe("a live process tree", () => {
 
   it("answers for a process that has gone", async () => {
     const gone = await exitedPid();
-    expect(await isRunning(gone)).toBe(false);
-    expect(await parentPid(gone)).toBeNull();
-    expect(await readCmdline(gone)).toBeNull();
+    expect([await isRunning(gone), await parentPid(gone), await readCmdline(gone)]).toEqual([false, null, null]);
   });
 });
 
@@ -130,18 +99,17 @@ describe("PID files", () => {
     await writeFile(victim, "precious");
     await symlink(victim, file);
     await writePidFile(file, 4321);
-    expect(await readFile(victim, "utf8")).toBe("precious");
+    expect(await readText(victim)).toBe("precious");
     expect((await lstat(file)).isFile()).toBe(true);
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect(await readFile(file, "utf8")).toBe("4321\n");
-    expect(await readPidFile(file)).toBe(4321);
+    expect(await modeOf(file)).toBe(0o600);
+    expect([await readText(file), await readPidFile(file)]).toEqual(["4321\n", 4321]);
   });
 
   it("removes the file only while it names the given PID", async () => {
     const file = at("owned.pid");
     await writeFile(file, "5000\n");
     await removePidFile(file, 5001);
-    expect(await readFile(file, "utf8")).toBe("5000\n");
+    expect(await readText(file)).toBe("5000\n");
     await removePidFile(file, 5000);
     expect(await readPidFile(file)).toBeNull();
     await removePidFile(file, 5000);

@@ -1,58 +1,58 @@
 // The lifecycle lock and the stop count (lifecycle-lock.ts, stop-request.ts),
 // with several real processes at once: the bundle of lifecycle-driver.ts (drive.ts).
 
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { acquireLifecycleLock } from "../../../src/lifecycle/lock.js";
 import { recordStop, stopCount, stoppedSince } from "../../../src/lifecycle/stop-request.js";
 import { SUPERVISOR_ARG } from "../../../src/supervisor/process.js";
-import { scratchFolders } from "../scratch.js";
+import { readText, scratchFolders } from "../scratch.js";
 import { driverProcesses } from "./drive.js";
 
 const scratch = scratchFolders("lifecycle-test");
 const drive = driverProcesses(scratch);
 
 const noWait = { patienceMs: () => 0 };
+/** Takes the lock at once, which must be free, and gives it back. */
+async function takeFree(moduleDir: string): Promise<void> {
+  const mine = await acquireLifecycleLock(moduleDir, "launch", noWait);
+  expect("lock" in mine).toBe(true);
+  if ("lock" in mine) await mine.lock.release();
+}
 
 describe("the lifecycle lock", () => {
-  it("one holder at a time; a waiter hears who holds it", async () => {
+  /** A driver process holding the lock of a fresh module folder. */
+  async function held(...as: string[]) {
     const moduleDir = await scratch();
-    const go = path.join(moduleDir, "go");
-    await writeFile(go, "");
-    const holder = drive("hold", moduleDir, go, "stop");
+    await writeFile(path.join(moduleDir, "go"), "");
+    const holder = drive("hold", moduleDir, path.join(moduleDir, "go"), ...as);
     expect(await holder.outcome).toEqual({ held: true });
+    return { moduleDir, holder };
+  }
+
+  it("one holder at a time; a waiter hears who holds it", async () => {
+    const { moduleDir, holder } = await held("stop");
 
     expect(await acquireLifecycleLock(moduleDir, "launch", noWait)).toEqual({ busy: `stop ${holder.child.pid}` });
     holder.child.stdin?.end();
     await new Promise((resolve) => holder.child.once("exit", resolve));
-    const mine = await acquireLifecycleLock(moduleDir, "launch", noWait);
-    expect("lock" in mine).toBe(true);
-    if ("lock" in mine) await mine.lock.release();
+    await takeFree(moduleDir);
   });
 
   it("a holder killed with SIGKILL blocks nobody: the next one gets it at once", async () => {
-    const moduleDir = await scratch();
-    const go = path.join(moduleDir, "go");
-    await writeFile(go, "");
-    const holder = drive("hold", moduleDir, go);
-    expect(await holder.outcome).toEqual({ held: true });
+    const { moduleDir, holder } = await held();
     holder.child.kill("SIGKILL");
     await new Promise((resolve) => holder.child.once("exit", resolve));
-    const mine = await acquireLifecycleLock(moduleDir, "launch", noWait);
-    expect("lock" in mine).toBe(true);
-    if ("lock" in mine) await mine.lock.release();
+    await takeFree(moduleDir);
   });
 
   it("a waiter gives up at an abort reason", async () => {
     const moduleDir = await scratch();
     const first = await acquireLifecycleLock(moduleDir, "stop", noWait);
     expect("lock" in first).toBe(true);
-    const waiting = await acquireLifecycleLock(moduleDir, "launch", {
-      patienceMs: () => 60_000,
-      abort: () => "standing down",
-    });
-    expect(waiting).toEqual({ aborted: "standing down" });
+    const waiting = await acquireLifecycleLock(moduleDir, "launch", { patienceMs: () => 6e4, abort: () => "no" });
+    expect(waiting).toEqual({ aborted: "no" });
     if ("lock" in first) await first.lock.release();
   });
 
@@ -61,17 +61,15 @@ describe("the lifecycle lock", () => {
     const a = await acquireLifecycleLock(one, "stop", noWait);
     const b = await acquireLifecycleLock(two, "stop", noWait);
     expect("lock" in a && "lock" in b).toBe(true);
-    const id = await readFile(path.join(one, "lifecycle-lock-id"), "utf8");
-    expect(id).toMatch(/^[0-9a-f]{32}\n$/);
-    expect(id).not.toBe(await readFile(path.join(two, "lifecycle-lock-id"), "utf8"));
-    if ("lock" in a) await a.lock.release();
-    if ("lock" in b) await b.lock.release();
+    const ids = await Promise.all([one, two].map((d) => readText(path.join(d, "lifecycle-lock-id"))));
+    expect(ids[0]).toMatch(/^[0-9a-f]{32}\n$/);
+    expect(ids[0]).not.toBe(ids[1]);
+    for (const held of [a, b]) if ("lock" in held) await held.lock.release();
   });
 
   it("without the module folder there is nothing to lock", async () => {
-    expect(await acquireLifecycleLock(path.join(await scratch(), "missing"), "stop", noWait)).toEqual({
-      noFolder: true,
-    });
+    const missing = path.join(await scratch(), "missing");
+    expect(await acquireLifecycleLock(missing, "stop", noWait)).toEqual({ noFolder: true });
   });
 });
 
@@ -89,7 +87,7 @@ describe("the supervisor's claim", () => {
       const outcomes = await Promise.all(claimers.map((c) => c.outcome));
       const winners = claimers.filter((_, i) => "claimed" in (outcomes[i] as object));
       expect(winners, `round ${round}: ${JSON.stringify(outcomes)}`).toHaveLength(1);
-      const pidFile = await readFile(path.join(moduleDir, "supervisor.pid"), "utf8");
+      const pidFile = await readText(path.join(moduleDir, "supervisor.pid"));
       expect(pidFile).toBe(`${winners[0]?.child.pid}\n`);
       for (const c of claimers) c.child.stdin?.end();
     }
@@ -97,6 +95,8 @@ describe("the supervisor's claim", () => {
 });
 
 describe("the stop count", () => {
+  // Kept in a name, not in data, so a full disk does not lose it: the file stays empty. The count has no
+  // time in it, so a start that read it after a stop is not held back by that stop, whatever the clocks said.
   it("0 before the first stop, one more for each stop, and nothing without the folder", async () => {
     const moduleDir = await scratch();
     expect(await stopCount(moduleDir)).toBe(0);
@@ -106,16 +106,10 @@ describe("the stop count", () => {
     expect(await recordStop(moduleDir)).toBe(2);
     expect(await stoppedSince(moduleDir, 2)).toBe(false);
     expect(await readdir(moduleDir)).toEqual(["stop-count-2"]);
+    expect(await readText(path.join(moduleDir, "stop-count-2"))).toBe("");
     const missing = path.join(moduleDir, "missing");
     expect(await recordStop(missing)).toBeNull();
     expect(await stopCount(missing)).toBe(0);
-  });
-
-  it("is kept in a name, not in data, so a full disk does not lose it: the file stays empty", async () => {
-    const moduleDir = await scratch();
-    await recordStop(moduleDir);
-    await recordStop(moduleDir);
-    expect(await readFile(path.join(moduleDir, "stop-count-2"), "utf8")).toBe("");
   });
 
   it("stops counting at the same time lose no count", async () => {
@@ -126,13 +120,4 @@ describe("the stop count", () => {
     await Promise.all(counters.map((c) => c.outcome));
     expect(await stopCount(moduleDir)).toBe(30);
   }, 60_000);
-
-  it("a count taken after a stop is not held back by it, whatever the clocks said", async () => {
-    // The count has no time in it: a start that read it after the stop sees no stop.
-    const moduleDir = await scratch();
-    await mkdir(moduleDir, { recursive: true });
-    await recordStop(moduleDir);
-    const seen = await stopCount(moduleDir);
-    expect(await stoppedSince(moduleDir, seen)).toBe(false);
-  });
 });

@@ -1,6 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { readStopTarget } from "../../../src/lifecycle/launch-record.js";
@@ -10,6 +8,7 @@ import {
   readSettingsDocument,
   takeOwnScript,
 } from "../../../src/settings/config.js";
+import { scratchDir } from "../scratch.js";
 import { CODER, edited, HOME, startDocument, stopDocument, URL_G } from "./documents.js";
 
 const DIR = "/home/u/.coder-modules/coder/goose";
@@ -37,16 +36,22 @@ describe("parseStartConfig", () => {
 
   it("brings the layer's and the agent's settings together", () => {
     const config = parseStartConfig(startDocument(), HOME);
-    expect(config.folder).toBe("/home/u/project");
-    expect(config.supervise).toBe(false);
+    expect(config).toMatchObject({ folder: "/home/u/project", supervise: false });
     const layer = { port: 3284, chatBasePath: "/@a/w.1/apps/goose/chat", persistence: true };
     const agentapi = { install: true, version: "v9.9.9", downloadUrl: "https://mirror.example/agentapi" };
     expect(config.agentapi).toEqual({ ...agentapi, sha256: { amd64: "a".repeat(64) }, ...layer });
-    expect(config.goose).toMatchObject({ continueInterruptedTurn: false, mode: "smart_approve", installerUrl: "" });
-    expect(config.goose.downloadUrl).toBe(URL_G);
-    expect(config.goose.extensions.github).toEqual({ type: "stdio", cmd: "gh-mcp" });
-    expect(config.goose.installScript).toEqual({ pre: "", post: "echo hi" });
-    expect(config.goose.sha256).toEqual({});
+    const { extensions, installScript, sha256, ...goose } = config.goose;
+    expect(goose).toMatchObject({
+      continueInterruptedTurn: false,
+      mode: "smart_approve",
+      installerUrl: "",
+      downloadUrl: URL_G,
+    });
+    expect([extensions.github, installScript, sha256]).toEqual([
+      { type: "stdio", cmd: "gh-mcp" },
+      { pre: "", post: "echo hi" },
+      {},
+    ]);
     const access = { allowedHosts: ["proxy.example.com"], allowedOrigins: [], accessUrl: CODER, subdomain: false };
     expect(config.access).toEqual(access);
   });
@@ -79,12 +84,12 @@ describe("parseStartConfig", () => {
 
 describe("parseStopConfig", () => {
   it("reads the task, the snapshot switch and the template's bounds", () => {
-    const config = parseStopConfig(stopDocument(), HOME);
-    expect(config.port).toBe(3284);
-    expect(config.task).toEqual({ enabled: true, id: "t-1", logSnapshot: false });
-    expect(config.bounds).toEqual({ turnMs: 2000, termMs: 20000 });
-    expect(config.paths.pidFile).toBe(`${DIR}/agentapi.pid`);
-    expect(config.gooseMode).toBe("approve");
+    const { port, task, bounds, paths, gooseMode } = parseStopConfig(stopDocument(), HOME);
+    expect([port, gooseMode, paths.pidFile]).toEqual([3284, "approve", `${DIR}/agentapi.pid`]);
+    expect([task, bounds]).toEqual([
+      { enabled: true, id: "t-1", logSnapshot: false },
+      { turnMs: 2000, termMs: 20000 },
+    ]);
   });
 
   it.each([
@@ -103,12 +108,9 @@ const gz = (text: string) => gzipSync(text).toString("base64");
 
 describe("readSettingsDocument", () => {
   it("decodes the document and removes it and the script's code from the environment, so no child gets them", () => {
-    const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: gz('{"a":1}') };
+    const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: gz('{"a":1}'), CODER_MODULE_SCRIPT: "code", X: "" };
     expect(readSettingsDocument(env)).toEqual({ a: 1 });
-    expect(env).not.toHaveProperty("CODER_MODULE_SETTINGS");
-    const both: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: gz('{"a":1}'), CODER_MODULE_SCRIPT: "code" };
-    readSettingsDocument(both);
-    expect(both).not.toHaveProperty("CODER_MODULE_SCRIPT");
+    expect(env).toEqual({ X: "" });
   });
 
   it("names the variable when it is missing, and says to re-apply the template when it is not gzip+base64 JSON", () => {
@@ -119,40 +121,25 @@ describe("readSettingsDocument", () => {
   });
 });
 
-describe("takeOwnScript", () => {
-  it("decodes the script's code and removes it from the environment", () => {
-    const env: NodeJS.ProcessEnv = { CODER_MODULE_SCRIPT: gz("console.log(1)") };
-    expect(takeOwnScript(env)?.toString("utf8")).toBe("console.log(1)");
-    expect(env).not.toHaveProperty("CODER_MODULE_SCRIPT");
-  });
-
-  it("null when the wrapper passed none, or something that is not gzip+base64", () => {
-    expect(takeOwnScript({})).toBeNull();
-    expect(takeOwnScript({ CODER_MODULE_SCRIPT: NOT_GZIP })).toBeNull();
-  });
+it("takeOwnScript decodes the script's code and removes it from the environment; null for none or not gzip+base64", () => {
+  const env: NodeJS.ProcessEnv = { CODER_MODULE_SCRIPT: gz("console.log(1)") };
+  expect(takeOwnScript(env)?.toString("utf8")).toBe("console.log(1)");
+  expect(env).toEqual({});
+  expect(takeOwnScript({})).toBeNull();
+  expect(takeOwnScript({ CODER_MODULE_SCRIPT: NOT_GZIP })).toBeNull();
 });
 
 describe("readStopTarget", () => {
   const settings = { port: 3284, pidFile: "/s/agentapi.pid", stateFile: "/s/state.json" };
   const why = "agentapi 0.12.2 >= 0.12.0";
   const record = {
-    ...{
-      persistence: true,
-      persistence_reason: why,
-      agentapi_binary: "/b/agentapi",
-      agentapi_version: "0.12.2",
-      port: 4000,
-    },
-    ...{
-      state_file: "/r/state.json",
-      state_backup: "/r/state.json.bak",
-      pid_file: "/r/agentapi.pid",
-      session_name: "s",
-    },
-    ...{ mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22T10:00:00.000Z" },
+    ...{ persistence: true, persistence_reason: why, agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
+    ...{ port: 4000, state_file: "/r/state.json", state_backup: "/r/state.json.bak", pid_file: "/r/agentapi.pid" },
+    ...{ session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22" },
   };
-  const file = async (name = "agentapi-launch.json") =>
-    path.join(await mkdtemp(path.join(tmpdir(), "stop-target-")), name);
+  const at = scratchDir("stop-target");
+  let n = 0;
+  const file = async () => at(`launch-${n++}.json`);
 
   it("acts on what the start launched, not on the settings", async () => {
     const f = await file();
@@ -166,26 +153,24 @@ describe("readStopTarget", () => {
     });
   });
 
-  it("falls back to the settings with persistence unconfirmed when the start left no record", async () => {
-    const { target, note } = await readStopTarget(await file("missing.json"), settings);
-    expect(target).toEqual({ ...settings, stateBackup: null, persistence: false, persistenceReason: note });
-    expect(note).toBe("the start script left no launch record, so persistence was never confirmed");
-  });
-
-  it("falls back when the record does not fit, naming the field", async () => {
+  const fallback = { ...settings, stateBackup: null, persistence: false };
+  it.each([
+    [
+      "the start left no record",
+      async () => {},
+      /^the start script left no launch record, so persistence was never confirmed$/,
+    ],
+    [
+      "the record does not fit, naming the field",
+      (f: string) => writeFile(f, JSON.stringify({ ...record, port: "4" })),
+      /launch record.port must be a whole number/,
+    ],
+    ["the record is not a file", (f: string) => mkdir(f), /cannot be read \(EISDIR\)/],
+  ])("falls back to the settings, persistence unconfirmed, when %s", async (_, make, why) => {
     const f = await file();
-    await writeFile(f, JSON.stringify({ ...record, port: "4000" }));
+    await make(f);
     const { target, note } = await readStopTarget(f, settings);
-    expect(target.port).toBe(3284);
-    expect(target.persistence).toBe(false);
-    expect(note).toContain("launch record.port must be a whole number");
-  });
-
-  it("falls back when the record is not a file", async () => {
-    const f = await file();
-    await mkdir(f);
-    const { target, note } = await readStopTarget(f, settings);
-    expect(target.pidFile).toBe("/s/agentapi.pid");
-    expect(note).toContain("cannot be read (EISDIR)");
+    expect(target).toEqual({ ...fallback, persistenceReason: note });
+    expect(note).toMatch(why);
   });
 });

@@ -11,17 +11,10 @@ import {
 const policy: RestartPolicy = { firstDelayMs: 1000, maxFailures: 5, windowMs: 600_000, stayUpMs: 60_000 };
 const T = 1_000_000_000;
 const history = (...failures: number[]): RestartHistory => ({ failures });
-const decide = (h: RestartHistory, now = T, extra: { stopRequested?: boolean; folderPresent?: boolean } = {}) =>
-  decideRestart(
-    {
-      history: h,
-      now,
-      stopRequested: extra.stopRequested ?? false,
-      folderPresent: extra.folderPresent ?? true,
-      lastProblem: "Goose exited right after it started",
-    },
-    policy,
-  );
+const decide = (h: RestartHistory, now = T, extra: { stopRequested?: boolean; folderPresent?: boolean } = {}) => {
+  const input = { history: h, now, stopRequested: false, folderPresent: true, lastProblem: "Goose exited at once" };
+  return decideRestart({ ...input, ...extra }, policy);
+};
 
 describe("decideRestart", () => {
   it.each([
@@ -39,7 +32,7 @@ describe("decideRestart", () => {
     const step = decide(history(T - 500_000, T - 400_000, T - 300_000, T - 200_000, T - 1000));
     expect(step.action).toBe("give-up");
     expect(step.action === "give-up" && step.reason).toMatch(/^5 restarts failed within 10 minutes/);
-    expect(step.action === "give-up" && step.reason).toContain("Goose exited right after it started");
+    expect(step.action === "give-up" && step.reason).toContain("Goose exited at once");
   });
 
   it("forgets failures older than the window", () => {

@@ -1,13 +1,10 @@
 // The core scenarios, which every cell of the compatibility matrix runs
 // (tools/test.sh): a plain workspace's life and a task's, from a cold start
 // (the plain workspace's first message typed into the chat, the task's prompt)
-// to an idle stop after a warm start. The cell picks the combination
-// through the environment: the scripts' runtime (WORKSPACE_RUNTIME), AgentAPI
-// (WORKSPACE_AGENTAPI), the coder provider (CODER_PROVIDER_VERSION) and the
-// Terraform CLI (TF); unset, they are the primary combination's.
-//
-// The steps share one workspace, in order: each starts where the previous one
-// left it.
+// to an idle stop after a warm start. The cell picks the scripts' runtime
+// (WORKSPACE_RUNTIME), AgentAPI (WORKSPACE_AGENTAPI), the coder provider
+// (CODER_PROVIDER_VERSION) and Terraform (TF); unset, the primary combination's.
+// The steps share one workspace, in order: each starts where the previous one left it.
 
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
@@ -19,6 +16,7 @@ import {
   CoderEndpoint,
   gooseMessages,
   type Rendered,
+  type RunResult,
   tools,
   Workspace,
 } from "../../support/workspace/index.js";
@@ -39,29 +37,25 @@ import {
 /** The release that brought --state-file and SIGUSR1 (README, "Requirements"). */
 const PERSISTENCE_SINCE = "0.12.0";
 const FOLLOW_UP = "Also update the changelog.";
-/** The plain workspace's first message, typed into the chat where a task has its prompt. */
 const FIRST_MESSAGE = "Read the README and list the open questions.";
 const AFTER_RESTART = "Which files did you change before the restart?";
+// The supervisor's autosave may have saved the last turn already.
+const SAVED =
+  /save \(before stopping\): (AgentAPI logged the save|state file rewritten|nothing changed since the last save)/;
 
 /** Goose's terminal wraps long lines anywhere, so texts are compared without spaces and breaks. */
 const squeeze = (text = "") => text.replace(/\s+/g, "");
-
 const shape = (messages: ChatMessage[]) => messages.map(({ id, role, content }) => ({ id, role, content }));
 
 const agentapi = tools.agentapiUnderTest;
-const combination = [
-  `runtime ${process.env.WORKSPACE_RUNTIME || "the machine's node"}`,
-  `AgentAPI ${agentapi}`,
-  `coder provider ${process.env.CODER_PROVIDER_VERSION}`,
-  `${process.env.TF}`,
-].join(", ");
+const { WORKSPACE_RUNTIME, CODER_PROVIDER_VERSION, TF } = process.env;
+const combination = `runtime ${WORKSPACE_RUNTIME || "the machine's node"}, AgentAPI ${agentapi}, coder provider ${CODER_PROVIDER_VERSION}, ${TF}`;
 
-for (const kind of ["plain workspace", "task"] as const) {
-  const isTask = kind === "task";
+for (const isTask of [false, true]) {
   /** What starts the conversation: the task's prompt, or the first message typed into the plain workspace's chat. */
   const opening = isTask ? PROMPT : FIRST_MESSAGE;
 
-  describe(`core scenarios, ${kind} (${combination})`, () => {
+  describe(`core scenarios, ${isTask ? "task" : "plain workspace"} (${combination})`, () => {
     let ws: Workspace;
     let rendered: Rendered;
     let coder: CoderEndpoint;
@@ -71,6 +65,21 @@ for (const kind of ["plain workspace", "task"] as const) {
     let sessionId: string;
     let beforeStop: ChatMessage[];
     let passed = 0;
+
+    /** Runs the start or stop script, which must succeed and say which runtime runs it. */
+    async function script(which: "start" | "stop") {
+      const result = await ws.runScript(rendered[which], undefined, which === "stop" ? 60_000 : undefined);
+      expectOk(result, `${which} script`);
+      expect(result.stdout).toContain(`running the ${which} script with ${ws.runtime.binary}\n`);
+      return result;
+    }
+
+    /** Goose left on /exit; nothing was killed, nothing is left. */
+    async function expectGraceful(stopped: RunResult) {
+      expect(stopped.stdout).toContain("Goose exited on /exit");
+      expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
+      await waitNoProcesses(ws);
+    }
 
     beforeAll(async () => {
       version = await agentapiVersion(agentapi);
@@ -92,9 +101,7 @@ for (const kind of ["plain workspace", "task"] as const) {
     });
 
     it(`cold start${isTask ? " with the task prompt: a new named session gets it once" : ": a new named session, and the first message typed into the chat"}, run by the runtime asked for`, async () => {
-      const started = await ws.runScript(rendered.start);
-      expectOk(started, "start script");
-      expect(started.stdout).toContain(`running the start script with ${ws.runtime.binary}\n`);
+      const started = await script("start");
       expect(started.stdout).toContain("cold start");
       expect((await launchRecord(ws)).mode).toBe("cold");
       const warnings = output(started)
@@ -121,21 +128,16 @@ for (const kind of ["plain workspace", "task"] as const) {
       expect(await ws.replies()).toBe(2);
       expect(await ws.deliveries(FOLLOW_UP)).toBe(1);
       expect(await ws.sessionsNamed(SESSION)).toEqual([sessionId]);
-      const messages = await ws.messages();
-      expect(messages.filter((m) => m.role === "user").map((m) => m.content.trim())).toContain(FOLLOW_UP);
+      const users = (await ws.messages()).filter((m) => m.role === "user");
+      expect(users.map((m) => m.content.trim())).toContain(FOLLOW_UP);
       passed++;
     });
 
     it(`stop: the chat is saved${isTask ? " and posted as the task log snapshot" : ", nothing is posted"}, then Goose leaves on /exit`, async () => {
       beforeStop = await ws.messages();
-      const stopped = await ws.runScript(rendered.stop, undefined, 60_000);
-      expectOk(stopped, "stop script");
-      expect(stopped.stdout).toContain(`running the stop script with ${ws.runtime.binary}\n`);
+      const stopped = await script("stop");
       if (persistence) {
-        // The supervisor's autosave may have saved the last turn already; the state file below shows the chat.
-        expect(stopped.stdout).toMatch(
-          /save \(before stopping\): (AgentAPI logged the save|state file rewritten|nothing changed since the last save)/,
-        );
+        expect(stopped.stdout).toMatch(SAVED);
         const state = await savedState(ws);
         expect(state?.messages.map((m) => ({ id: m.id, role: m.role, content: m.message }))).toEqual(shape(beforeStop));
       } else {
@@ -155,16 +157,12 @@ for (const kind of ["plain workspace", "task"] as const) {
           expect.stringMatching(/phase snapshot:/),
         ]);
       }
-      expect(stopped.stdout).toContain("Goose exited on /exit");
-      expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
-      await waitNoProcesses(ws);
+      await expectGraceful(stopped);
       passed++;
     });
 
     it(`warm start: the same session resumes without sending ${isTask ? "the prompt" : "anything"}, with the chat restored`, async () => {
-      const started = await ws.runScript(rendered.start);
-      expectOk(started, "warm start");
-      expect(started.stdout).toContain(`running the start script with ${ws.runtime.binary}\n`);
+      await script("start");
       expect((await launchRecord(ws)).mode).toBe("warm");
       if (persistence) {
         // AgentAPI loads the saved chat once Goose shows its prompt.
@@ -207,12 +205,9 @@ for (const kind of ["plain workspace", "task"] as const) {
     });
 
     it("idle stop: Goose exits by itself on /exit, nothing is killed, nothing is left running", async () => {
-      const stopped = await ws.runScript(rendered.stop, undefined, 60_000);
-      expectOk(stopped, "stop script");
+      const stopped = await script("stop");
       expect(stopped.stdout).toContain("turn: agent idle at its prompt");
-      expect(stopped.stdout).toContain("Goose exited on /exit");
-      expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
-      await waitNoProcesses(ws);
+      await expectGraceful(stopped);
       expect(coder.requests).toHaveLength(isTask ? 2 : 0);
       passed++;
     });

@@ -256,3 +256,23 @@ export async function supervisors(ws: Workspace): Promise<number[]> {
   }
   return [...found.keys()].filter((pid) => !found.has(found.get(pid) as number));
 }
+
+/** A new workspace (`env` set first), the module rendered with `vars` (see render), and its start. */
+export async function startNew(vars: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+  const ws = await newWorkspace();
+  ws.setEnv(env);
+  const rendered = await render(ws, vars);
+  return { ws, rendered, started: await start(ws, rendered) };
+}
+
+export const supervisorLog = (ws: Workspace) =>
+  readFile(path.join(ws.moduleDir, "logs", "supervisor.log"), "utf8").catch(() => "");
+
+/** The supervisor's log once it has given up (five restarts back off for 31 s in all first). */
+export function waitGiveUp(ws: Workspace): Promise<string> {
+  const gaveUp = async () => {
+    const log = await supervisorLog(ws);
+    return log.includes("gave up:") ? log : undefined;
+  };
+  return ws.waitFor("the supervisor's give-up", gaveUp, 120_000);
+}

@@ -2,7 +2,14 @@
 // stand-in for the Coder deployment, and how it treats that endpoint's answers.
 
 import { describe, expect, it } from "vitest";
-import { CoderEndpoint, gooseUnderTest, type RecordedRequest, type RunResult } from "../../support/workspace/index.js";
+import {
+  CoderEndpoint,
+  type EndpointAnswer,
+  gooseUnderTest,
+  type RecordedRequest,
+  type RunResult,
+  type Workspace,
+} from "../../support/workspace/index.js";
 import {
   coderEndpoint,
   expectGracefulStop,
@@ -22,61 +29,63 @@ const SNAPSHOT_LIMIT = 64 * 1024;
 const TRUNCATION_MARKER = "[...content truncated, showing the end of the message...]\n\n";
 
 /** The stop's own lines about the snapshot, beside its phase timing. */
-function snapshotLines(result: RunResult): string[] {
-  return `${result.stdout}${result.stderr}`
-    .split("\n")
-    .filter((line) => line.includes("snapshot") && !/phase snapshot:/.test(line));
+const snapshotLines = (result: RunResult) =>
+  `${result.stdout}${result.stderr}`.split("\n").filter((l) => l.includes("snapshot") && !/phase snapshot:/.test(l));
+
+/**
+ * A task (with `prompt`; "" for none) whose stop talks to an endpoint answering
+ * `answer`: started with `env`, `sends` sent, then stopped (exit 0). The first
+ * request is checked as the snapshot POST with the agent's token, unless it
+ * was never answered.
+ */
+async function stopTask(
+  answer: EndpointAnswer,
+  { prompt = "Fix the flaky test in ci.yml.", env = {}, sends = ["Run the test suite."] } = {},
+) {
+  const s = await taskSetup(answer, prompt);
+  s.ws.setEnv(env);
+  await start(s.ws, s.rendered);
+  for (const text of sends) await s.ws.send(text);
+  const before = await s.ws.messages();
+  const result = await stop(s.ws, s.rendered);
+  expect(result.code).toBe(0);
+  const r = s.coder.requests[0] as RecordedRequest;
+  expect(r).toBeDefined();
+  if (answer !== "never") {
+    expect(r.method).toBe("POST");
+    expect(r.path).toBe(`/api/v2/workspaceagents/me/tasks/${s.taskId}/log-snapshot`);
+    expect(r.query.get("format")).toBe("agentapi");
+    expect(r.headers["coder-session-token"]).toBe(s.token);
+    expect(r.headers["content-type"]).toMatch(/^application\/json/);
+  }
+  const posted = () => (JSON.parse(r.body.toString("utf8")) as { messages: Message[] }).messages;
+  return { ...s, before, result, posted, raw: r.body };
 }
 
-function expectSnapshotRequest(
-  request: RecordedRequest | undefined,
-  taskId: string,
-  token: string,
-): { messages: Message[] } {
-  expect(request).toBeDefined();
-  const r = request as RecordedRequest;
-  expect(r.method).toBe("POST");
-  expect(r.path).toBe(`/api/v2/workspaceagents/me/tasks/${taskId}/log-snapshot`);
-  expect(r.query.get("format")).toBe("agentapi");
-  expect(r.headers["coder-session-token"]).toBe(token);
-  expect(r.headers["content-type"]).toMatch(/^application\/json/);
-  return JSON.parse(r.body.toString("utf8"));
+/** Goose left gracefully, the state file holds the whole chat, and nothing is left running. */
+async function expectKept(ws: Workspace, result: RunResult, before: Message[]): Promise<void> {
+  await expectGracefulStop(ws, result);
+  expect(await stateMessages(ws)).toEqual(shape(before));
+  expect(await ws.processes()).toEqual([]);
 }
 
 describe("stop: task log snapshot", () => {
-  const prompt = "Fix the flaky test in ci.yml.";
-
   it("normal conversation: POSTs the messages with the agent token", async () => {
-    const { ws, rendered, taskId, token, coder } = await taskSetup(204, prompt);
-    await start(ws, rendered);
-    await ws.send("Run the test suite.");
-    const before = await ws.messages();
-
-    const result = await stop(ws, rendered);
-    expect(result.code).toBe(0);
+    const { ws, before, result, posted, coder } = await stopTask(204);
     expect(coder.requests).toHaveLength(1);
-    const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
-    expect(body.messages).toEqual(before);
+    expect(posted()).toEqual(before);
     expect(result.stdout).toContain(`snapshot: posted ${before.length} message(s)`);
     // The snapshot is taken while Goose still runs, and the stop then ends it gracefully.
     expect(result.stdout.indexOf("snapshot: posted")).toBeLessThan(result.stdout.indexOf(GRACEFUL));
-    await expectGracefulStop(ws, result);
-    expect(await ws.processes()).toEqual([]);
+    await expectKept(ws, result, before);
   });
 
-  it("more than 10 messages: only the last 10 are posted", async () => {
-    const { ws, rendered, taskId, token, coder } = await taskSetup(204, prompt);
-    await start(ws, rendered);
-    for (let i = 1; i <= 6; i++) await ws.send(`Step ${i}: keep going.`);
-    const before = await ws.messages();
+  it("more than 10 messages: only the last 10 are posted, the state file keeps all", async () => {
+    const sends = [1, 2, 3, 4, 5, 6].map((i) => `Step ${i}: keep going.`);
+    const { ws, before, posted } = await stopTask(204, { sends });
     expect(before.length).toBeGreaterThan(10);
-
-    const result = await stop(ws, rendered);
-    expect(result.code).toBe(0);
-    const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
-    expect(body.messages).toEqual(before.slice(-10));
-    expect(body.messages[0]?.id).toBe(before.length - 10);
-    // The state file still holds all of them.
+    expect(posted()).toEqual(before.slice(-10));
+    expect(posted()[0]?.id).toBe(before.length - 10);
     expect(await stateMessages(ws)).toEqual(shape(before));
   });
 
@@ -85,102 +94,66 @@ describe("stop: task log snapshot", () => {
   it.skipIf(gooseUnderTest().real)(
     "one huge message: the payload fits 64 KiB and ends with the message's tail",
     async () => {
-      // No prompt here: one turn, whose reply is about 72 KB of screen text.
-      const { ws, rendered, taskId, token, coder } = await taskSetup(204);
-      ws.setEnv({ GOOSE_DOUBLE_REPLY_LINES: "900" });
-      await start(ws, rendered);
-      await ws.send("Print the whole build log.");
-      const before = await ws.messages();
-      const last = before[before.length - 1] as Message;
+      // No prompt: one turn, whose reply is about 72 KB of screen text.
+      const env = { GOOSE_DOUBLE_REPLY_LINES: "900" };
+      const { before, result, posted, raw } = await stopTask(204, {
+        prompt: "",
+        env,
+        sends: ["Print the whole build log."],
+      });
+      const last = before.at(-1) as Message;
       expect(last.role).toBe("agent");
       expect(last.content).toContain("detail line 00900/00900");
       expect(Buffer.byteLength(JSON.stringify({ messages: [last] }))).toBeGreaterThan(SNAPSHOT_LIMIT);
-
-      const result = await stop(ws, rendered);
-      expect(result.code).toBe(0);
-      const raw = coder.requests[0]?.body as Buffer;
-      const body = expectSnapshotRequest(coder.requests[0], taskId as string, token);
       expect(raw.length).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
       expect(raw.length).toBeGreaterThan(SNAPSHOT_LIMIT - 1024); // fitted, not gutted
-      expect(body.messages).toHaveLength(1);
-      const posted = body.messages[0] as Message;
-      expect({ id: posted.id, role: posted.role, time: posted.time }).toEqual({
-        id: last.id,
-        role: last.role,
-        time: last.time,
-      });
-      expect(posted.content.startsWith(TRUNCATION_MARKER)).toBe(true);
-      const tail = posted.content.slice(TRUNCATION_MARKER.length);
+      expect(posted()).toHaveLength(1);
+      const { id, role, time, content } = posted()[0] as Message;
+      expect({ id, role, time }).toEqual({ id: last.id, role: last.role, time: last.time });
+      expect(content.startsWith(TRUNCATION_MARKER)).toBe(true);
+      const tail = content.slice(TRUNCATION_MARKER.length);
       expect(tail.length).toBeGreaterThan(60_000);
       expect(last.content.endsWith(tail)).toBe(true);
       expect(result.stdout).toMatch(/snapshot: posted 1 message\(s\), \d+ bytes, last message truncated/);
     },
   );
 
-  for (const status of [404, 500] as const) {
-    it(`endpoint answering ${status}: logged, the stop still completes with exit 0`, async () => {
-      const { ws, rendered, taskId, token, coder } = await taskSetup(status, prompt);
-      await start(ws, rendered);
-      await ws.send("Run the test suite.");
-      const before = await ws.messages();
-
-      const result = await stop(ws, rendered);
-      expect(result.code).toBe(0);
-      expect(coder.requests).toHaveLength(1);
-      expectSnapshotRequest(coder.requests[0], taskId as string, token);
-      expect(result.stdout).toContain(
-        status === 404 ? "snapshot: Coder answered 404" : "snapshot: Coder answered HTTP 500",
-      );
-      // One line says what happened (v2.37+ has no endpoint: 404), and nothing fails.
-      expect(snapshotLines(result)).toHaveLength(1);
-      await expectGracefulStop(ws, result);
-      expect(await stateMessages(ws)).toEqual(shape(before));
-      expect(await ws.processes()).toEqual([]);
-    });
-  }
+  // One line says what happened (v2.37+ has no endpoint: 404), and nothing fails.
+  it.each([
+    [404, "snapshot: Coder answered 404"],
+    [500, "snapshot: Coder answered HTTP 500"],
+  ] as const)("endpoint answering %i: logged, the stop still completes with exit 0", async (status, line) => {
+    const { ws, before, result, coder } = await stopTask(status);
+    expect(coder.requests).toHaveLength(1);
+    expect(result.stdout).toContain(line);
+    expect(snapshotLines(result)).toHaveLength(1);
+    await expectKept(ws, result, before);
+  });
 
   it("endpoint answering 307 to another server: not followed, that server gets no request and no token, the target is logged", async () => {
     const elsewhere = await CoderEndpoint.start(204);
     try {
       const target = `${elsewhere.url}/collect?from=redirect`;
-      const { ws, rendered, taskId, token, coder } = await taskSetup({ redirect: target }, prompt);
-      await start(ws, rendered);
-      await ws.send("Run the test suite.");
-      const before = await ws.messages();
-
-      const result = await stop(ws, rendered);
-      expect(result.code).toBe(0);
+      const { ws, before, result, coder } = await stopTask({ redirect: target });
       expect(coder.requests).toHaveLength(1);
-      expectSnapshotRequest(coder.requests[0], taskId as string, token);
       expect(elsewhere.requests).toEqual([]);
       expect(result.stdout).toContain(
         `snapshot: posting the snapshot failed: Coder answered HTTP 307, a redirect to ${target}, which is not followed`,
       );
-      await expectGracefulStop(ws, result);
-      expect(await stateMessages(ws)).toEqual(shape(before));
-      expect(await ws.processes()).toEqual([]);
+      await expectKept(ws, result, before);
     } finally {
       await elsewhere.close();
     }
   });
 
   it("endpoint never answering: the stop completes within its bound", async () => {
-    const { ws, rendered, coder } = await taskSetup("never", prompt);
-    await start(ws, rendered);
-    await ws.send("Run the test suite.");
-    const before = await ws.messages();
-
-    const result = await stop(ws, rendered);
-    expect(result.code).toBe(0);
+    const { ws, before, result, coder } = await stopTask("never");
     expect(coder.requests).toHaveLength(1);
     expect(result.stdout).toContain("snapshot: posting the snapshot failed");
-    const snapshot = phases(result.stdout).find((p) => p.name === "snapshot");
     // The request was given up on at the bound, not answered late.
-    expect(snapshot?.ms).toBeGreaterThanOrEqual(HTTP_MS - 100);
+    expect(phases(result.stdout).find((p) => p.name === "snapshot")?.ms).toBeGreaterThanOrEqual(HTTP_MS - 100);
     // A snapshot that never lands does not keep Goose from its graceful exit.
-    await expectGracefulStop(ws, result);
-    expect(await stateMessages(ws)).toEqual(shape(before));
-    expect(await ws.processes()).toEqual([]);
+    await expectKept(ws, result, before);
   });
 
   it("not a task: no POST at all", async () => {

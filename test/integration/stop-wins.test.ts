@@ -3,29 +3,25 @@
 // clocks say; starts, supervisors and stops that meet at once are serialised
 // by the module folder's lifecycle lock.
 
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSupervisor } from "../../src/supervisor/process.js";
 import { run, tools, type Workspace } from "../../support/workspace/index.js";
 import {
   agentapiPids,
-  cmdline,
+  cycle,
   expectOk,
-  newWorkspace,
   output,
   PROMPT,
-  render,
+  setup,
   start,
+  startNew,
   stop,
+  supervisors,
+  waitNoProcesses,
   waitTurns,
 } from "./scenario.js";
-
-async function supervisors(ws: Workspace): Promise<number[]> {
-  const found: number[] = [];
-  for (const pid of await ws.processes()) if (isSupervisor(await cmdline(pid), ws.moduleDir)) found.push(pid);
-  return found;
-}
 
 /**
  * A PATH folder whose `agentapi` waits, once it has been launched as a
@@ -34,40 +30,26 @@ async function supervisors(ws: Workspace): Promise<number[]> {
  * AgentAPI writing its PID file, held open.
  */
 async function agentapiHeldAtLaunch(ws: Workspace): Promise<{ binary: string; waiting: string; release: string }> {
-  const dir = path.join(ws.home, "agentapi-held-at-launch");
+  const [dir, waiting, release] = ["agentapi-held-at-launch", "agentapi-waiting", "release"].map((name) =>
+    path.join(ws.home, name),
+  ) as [string, string, string];
   await mkdir(dir);
-  const waiting = path.join(ws.home, "agentapi-waiting");
-  const release = path.join(ws.home, "release");
   const binary = path.join(dir, "agentapi");
-  await writeFile(
-    binary,
-    [
-      "#!/bin/sh",
-      `if [ "$1" = server ]; then`,
-      `  : > '${waiting}'`,
-      `  i=0; while [ ! -e '${release}' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`,
-      "fi",
-      `exec '${tools.agentapiNew}' "$@"`,
-      "",
-    ].join("\n"),
-  );
-  await chmod(binary, 0o755);
+  const wait = `i=0; while [ ! -e '${release}' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`;
+  const script = `#!/bin/sh\nif [ "$1" = server ]; then\n  : > '${waiting}'\n  ${wait}\nfi\nexec '${tools.agentapiNew}' "$@"\n`;
+  await writeFile(binary, script, { mode: 0o755 });
   return { binary, waiting, release };
 }
 
-const exists = (file: string) =>
-  readFile(file).then(
-    () => true,
-    () => false,
-  );
+/** The same script twice at once. */
+const twice = (ws: Workspace, script: string) => Promise.all([ws.runScript(script), ws.runScript(script)]);
 
 describe("the stop wins", () => {
   it("a stop between the launch and AgentAPI's PID file: the start stops the AgentAPI it launched, and says so", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
+    const { ws, rendered } = await setup();
     const held = await agentapiHeldAtLaunch(ws);
     const starting = ws.runScript(rendered.start, held.binary);
-    await ws.waitFor("the start to launch AgentAPI", () => exists(held.waiting));
+    await ws.waitFor("the start to launch AgentAPI", async () => existsSync(held.waiting));
 
     // The stop finds no AgentAPI to signal yet: the launch has not written its PID file.
     const stopped = await ws.runScript(rendered.stop, held.binary);
@@ -80,15 +62,13 @@ describe("the stop wins", () => {
     expect(started.stdout).toContain("stop script ran while AgentAPI was starting; stopping it again so the stop wins");
     expect(started.stderr).toContain("the workspace's stop script ran while this start was still running");
     expect(started.stdout).not.toMatch(/phase supervisor/);
-    await ws.waitFor("nothing left running", async () => (await ws.processes()).length === 0, 20_000);
+    await waitNoProcesses(ws);
     expect(await agentapiPids(ws)).toEqual([]);
     expect(await supervisors(ws)).toEqual([]);
   });
 
   it("a stop on a clock an hour ahead (a VM restored from a snapshot, an NTP step) holds back no later start", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    await start(ws, rendered);
+    const { ws, rendered } = await startNew();
     await waitTurns(ws, 1);
     // The stop script's runtime sees a clock an hour ahead of the start's.
     const ahead = path.join(ws.home, "clock-ahead.mjs");
@@ -98,13 +78,12 @@ describe("the stop wins", () => {
       env: { ...ws.env(), NODE_OPTIONS: `--import=${new URL(`file://${ahead}`).href}` },
     });
     expectOk(skewed, "stop script with its clock ahead");
-    await ws.waitFor("nothing left running", async () => (await ws.processes()).length === 0, 20_000);
+    await waitNoProcesses(ws);
 
     const again = await start(ws, rendered);
     expect(again.stdout).not.toContain("is not launched");
     expect(await agentapiPids(ws)).toHaveLength(1);
-    const [supervisor] = await supervisors(ws);
-    expect(supervisor).toBeDefined();
+    expect(await supervisors(ws)).toHaveLength(1);
     // ... and the supervisor it leaves restarts a crashed AgentAPI instead of standing down.
     const [crashed] = await agentapiPids(ws);
     process.kill(crashed as number, "SIGKILL");
@@ -119,15 +98,12 @@ describe("the stop wins", () => {
 
 describe("one lifecycle lock", () => {
   it("two starts at once, meeting a stale supervisor.pid (a container restart): one AgentAPI, one supervisor", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    await start(ws, rendered);
-    await waitTurns(ws, 1);
-    await stop(ws, rendered);
+    const { ws, rendered } = await setup();
+    await cycle(ws, rendered);
     // $HOME persisted; the supervisor it names did not.
     await writeFile(path.join(ws.moduleDir, "supervisor.pid"), "999999999\n");
 
-    const both = await Promise.all([ws.runScript(rendered.start), ws.runScript(rendered.start)]);
+    const both = await twice(ws, rendered.start);
     expect(
       both.map((r) => r.code),
       both.map(output).join("\n----\n"),
@@ -142,19 +118,16 @@ describe("one lifecycle lock", () => {
   });
 
   it("two stops at once: one does the stop, the other waits for it and finds nothing left", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    await start(ws, rendered);
+    const { ws, rendered } = await startNew();
     await waitTurns(ws, 1);
-    const [first, second] = await Promise.all([ws.runScript(rendered.stop), ws.runScript(rendered.stop)]);
-    expectOk(first!, "first stop");
-    expectOk(second!, "second stop");
-    const graceful = [first!, second!].filter((r) => r.stdout.includes("Goose exited on /exit"));
+    const both = await twice(ws, rendered.stop);
+    for (const result of both) expectOk(result, "stop script");
+    const graceful = both.filter((r) => r.stdout.includes("Goose exited on /exit"));
     expect(graceful).toHaveLength(1);
-    const other = graceful[0] === first ? second! : first!;
+    const other = both.find((r) => r !== graceful[0]) as (typeof both)[number];
     expect(other.stdout).toMatch(/nothing to signal/);
     expect(output(other)).not.toMatch(/SIGTERM|SIGKILL|warning/);
-    await ws.waitFor("no processes left", async () => (await ws.processes()).length === 0, 20_000);
+    await waitNoProcesses(ws);
     expect((await ws.readModuleFile("stop-count-2")) === "").toBe(true);
   });
 });

@@ -11,32 +11,24 @@ import {
   agentapiPids,
   flat,
   launchRecord,
-  newWorkspace,
   PROMPT,
-  render,
   SESSION,
   savedState,
   start,
+  startNew,
   stop,
+  supervisorLog,
   supervisors,
+  theAgentapi,
+  waitGiveUp,
+  waitNoProcesses,
   waitTurns,
 } from "./scenario.js";
-
-async function supervisorLog(ws: Workspace): Promise<string> {
-  return readFile(path.join(ws.moduleDir, "logs", "supervisor.log"), "utf8").catch(() => "");
-}
 
 /** Launches recorded in AgentAPI's log: the start's and every restart's. */
 async function launches(ws: Workspace): Promise<number> {
   const text = await readFile(path.join(ws.moduleDir, "logs", "agentapi.log"), "utf8").catch(() => "");
   return text.split("\n").filter((line) => line.startsWith("--- ")).length;
-}
-
-/** The one AgentAPI of this workspace; fails when there are several. */
-async function theAgentapi(ws: Workspace): Promise<number> {
-  const pids = await agentapiPids(ws);
-  expect(pids).toHaveLength(1);
-  return pids[0] as number;
 }
 
 /** Goose under that AgentAPI (it runs in its own session, as AgentAPI's child). */
@@ -49,14 +41,10 @@ async function theGoose(agentapi: number): Promise<number> {
 const chat = async (ws: Workspace) => (await ws.messages()).map((m) => `${m.role}: ${flat(m.content)}`);
 const savedChat = async (ws: Workspace) =>
   ((await savedState(ws))?.messages ?? []).map((m) => `${m.role}: ${flat(m.message)}`);
-const notThePrompt = (text: string) => text !== PROMPT;
 
 /** A started workspace whose prompt was answered and whose chat is saved up to that turn. */
 async function startedAndSaved(env: Record<string, string> = {}) {
-  const ws = await newWorkspace();
-  ws.setEnv(env);
-  const rendered = await render(ws);
-  await start(ws, rendered);
+  const { ws, rendered } = await startNew({}, env);
   await waitTurns(ws, 1);
   await ws.send("A follow-up before anything goes wrong.");
   const shown = await chat(ws);
@@ -65,112 +53,67 @@ async function startedAndSaved(env: Record<string, string> = {}) {
   return { ws, rendered, shown };
 }
 
-/** Waits for an AgentAPI other than `old` to answer on the port and settle; returns its PID. */
-async function waitRestarted(ws: Workspace, old: number, boundMs: number): Promise<number> {
-  const pid = await ws.waitFor(
-    "a new AgentAPI answering on the port",
-    async () => {
-      const [now] = await agentapiPids(ws);
-      return now !== undefined && now !== old && (await ws.status()) !== null ? now : undefined;
-    },
-    boundMs,
-  );
+/** A new AgentAPI, not `old`, answering within the README's 10 s bound after a crash, and settled. */
+async function restarted(ws: Workspace, old: number): Promise<number> {
+  const back = async () => {
+    const [now] = await agentapiPids(ws);
+    return now !== undefined && now !== old && (await ws.status()) !== null ? now : undefined;
+  };
+  const pid = await ws.waitFor("a new AgentAPI answering on the port", back, 10_000);
   await ws.waitStable();
   return pid;
 }
 
-/** The restart was warm, on the same Goose session, and delivered nothing: no prompt, no continuation. */
-async function expectResumedWithoutDelivery(ws: Workspace, sessionId: string | undefined): Promise<void> {
-  expect((await launchRecord(ws)).mode).toBe("warm");
-  expect(await ws.sessionsNamed(SESSION)).toEqual([sessionId]);
-  expect(await ws.deliveries(PROMPT)).toBe(1);
-  expect(await ws.deliveries(notThePrompt)).toBe(1);
-  if (!ws.goose.real) {
-    const resumes = (await ws.events()).filter((e) => e.event === "resume");
-    expect(resumes.map((e) => e.session_id)).toEqual([sessionId]);
-  }
-}
-
-// The README's bound for an AgentAPI answering again after a crash.
-const BACK_WITHIN_MS = 10_000;
-// The README's promise: a crash this soon after a turn ends loses nothing.
-const CRASH_AFTER_TURN_MS = 500;
+const autosaved = (ws: Workspace, turn: string) =>
+  ws.waitFor("the last turn autosaved", async () => (await savedChat(ws)).some((m) => m.startsWith(`user: ${turn}`)));
+// The README's promise: a crash this soon after a turn ends loses nothing. The
+// scenario itself, not a wait for anything (send returns once the turn has ended).
+const halfASecond = () => new Promise((resolve) => setTimeout(resolve, 500));
 
 describe("crash recovery", () => {
-  it("kill -9 AgentAPI while idle: a warm restart on the same session, no delivery, the chat up to the last turn", async () => {
-    const { ws, rendered, shown } = await startedAndSaved();
-    const [sessionId] = await ws.sessionsNamed(SESSION);
-    const agentapi = await theAgentapi(ws);
-    const goose = await theGoose(agentapi);
+  it.each([
+    ["AgentAPI while idle", { goose: false }],
+    ["Goose only (AgentAPI exits with it)", { goose: true }],
+    ["AgentAPI once the turn before is autosaved", { turn: "The turn right before the crash.", settle: autosaved }],
+    ["AgentAPI half a second after a turn ends", { turn: "The turn half a second before.", settle: halfASecond }],
+  ] as Array<[string, { goose?: boolean; turn?: string; settle?: typeof autosaved }]>)(
+    "kill -9 %s: a warm restart on the same session, no delivery, the chat restored up to the last turn",
+    async (_, c) => {
+      const { ws, rendered } = await startedAndSaved();
+      const [sessionId] = await ws.sessionsNamed(SESSION);
+      const agentapi = await theAgentapi(ws);
+      const goose = await theGoose(agentapi);
+      if (c.turn) await ws.send(c.turn);
+      const shown = await chat(ws);
+      await c.settle?.(ws, c.turn as string);
 
-    process.kill(agentapi, "SIGKILL");
-    const restarted = await waitRestarted(ws, agentapi, BACK_WITHIN_MS);
-
-    await expectResumedWithoutDelivery(ws, sessionId);
-    expect(await isRunning(goose)).toBe(false);
-    await theGoose(restarted);
-    await ws.waitFor("the saved chat restored", async () => (await chat(ws)).length >= shown.length);
-    expect((await chat(ws)).slice(0, shown.length)).toEqual(shown);
-    expect(await supervisorLog(ws)).toMatch(
-      /AgentAPI \(PID \d+\) exited after \d+ s without a stop; restart 1 in 1000 ms/,
-    );
-    await stop(ws, rendered);
-  });
-
-  it("kill -9 Goose only: AgentAPI exits with it, and the same warm restart follows", async () => {
-    const { ws, rendered, shown } = await startedAndSaved();
-    const [sessionId] = await ws.sessionsNamed(SESSION);
-    const agentapi = await theAgentapi(ws);
-
-    process.kill(await theGoose(agentapi), "SIGKILL");
-    await waitRestarted(ws, agentapi, BACK_WITHIN_MS);
-
-    await expectResumedWithoutDelivery(ws, sessionId);
-    await ws.waitFor("the saved chat restored", async () => (await chat(ws)).length >= shown.length);
-    expect((await chat(ws)).slice(0, shown.length)).toEqual(shown);
-    await stop(ws, rendered);
-  });
-
-  it("a crash right after a completed turn: the turn is in the restored chat (autosave)", async () => {
-    const { ws, rendered } = await startedAndSaved();
-    const agentapi = await theAgentapi(ws);
-    await ws.send("The turn right before the crash.");
-    const shown = await chat(ws);
-    await ws.waitFor("the last turn autosaved", async () =>
-      (await savedChat(ws)).some((m) => m.startsWith("user: The turn right before the crash.")),
-    );
-
-    process.kill(agentapi, "SIGKILL");
-    await waitRestarted(ws, agentapi, BACK_WITHIN_MS);
-    await ws.waitFor("the saved chat restored", async () => (await chat(ws)).length >= shown.length);
-    expect((await chat(ws)).slice(0, shown.length)).toEqual(shown);
-    expect(await ws.deliveries("The turn right before the crash.")).toBe(1);
-    expect(await supervisorLog(ws)).toContain("autosave after a turn: ");
-    await stop(ws, rendered);
-  });
-
-  it("a crash half a second after a turn ends: that turn is in the restored chat", async () => {
-    const { ws, rendered } = await startedAndSaved();
-    const agentapi = await theAgentapi(ws);
-    // send returns once AgentAPI says "stable" with the reply shown: the turn has ended.
-    await ws.send("The turn half a second before the crash.");
-    const shown = await chat(ws);
-    // The scenario itself, not a wait for anything: the crash comes this long after the turn's end.
-    await new Promise((resolve) => setTimeout(resolve, CRASH_AFTER_TURN_MS));
-    process.kill(agentapi, "SIGKILL");
-
-    await waitRestarted(ws, agentapi, BACK_WITHIN_MS);
-    await ws.waitFor("the saved chat restored", async () => (await chat(ws)).length >= shown.length);
-    expect((await chat(ws)).slice(0, shown.length)).toEqual(shown);
-    expect(await ws.deliveries("The turn half a second before the crash.")).toBe(1);
-    await stop(ws, rendered);
-  });
+      process.kill(c.goose ? goose : agentapi, "SIGKILL");
+      const now = await restarted(ws, agentapi);
+      expect((await launchRecord(ws)).mode).toBe("warm");
+      expect(await ws.sessionsNamed(SESSION)).toEqual([sessionId]);
+      expect(await ws.deliveries(PROMPT)).toBe(1);
+      expect(await ws.deliveries((text) => text !== PROMPT)).toBe(c.turn ? 2 : 1);
+      if (c.turn) expect(await ws.deliveries(c.turn)).toBe(1);
+      if (!ws.goose.real) {
+        const resumes = (await ws.events()).filter((e) => e.event === "resume");
+        expect(resumes.map((e) => e.session_id)).toEqual([sessionId]);
+      }
+      expect(await isRunning(goose)).toBe(false);
+      await theGoose(now);
+      await ws.waitFor("the saved chat restored", async () => (await chat(ws)).length >= shown.length);
+      expect((await chat(ws)).slice(0, shown.length)).toEqual(shown);
+      const log = await supervisorLog(ws);
+      expect(log).toMatch(/AgentAPI \(PID \d+\) exited after \d+ s without a stop; restart 1 in 1000 ms/);
+      expect(log).toContain("autosave after a turn: ");
+      await stop(ws, rendered);
+    },
+  );
 
   it("/exit typed in Goose's terminal (the CLI app): the supervisor brings it back", async () => {
     const { ws, rendered } = await startedAndSaved();
     const agentapi = await theAgentapi(ws);
     await ws.agentapi.post("/exit\r", "raw");
-    await waitRestarted(ws, agentapi, BACK_WITHIN_MS);
+    await restarted(ws, agentapi);
     expect((await launchRecord(ws)).mode).toBe("warm");
     expect(await ws.deliveries(PROMPT)).toBe(1);
     await stop(ws, rendered);
@@ -185,7 +128,6 @@ describe("the stop always wins", () => {
 
     const stopped = await stop(ws, rendered);
     expect(stopped.stdout).toContain(`supervisor (PID ${supervisor}) stood down`);
-    // The stand-down comes before anything is done to AgentAPI.
     expect(stopped.stdout.indexOf("stood down")).toBeLessThan(stopped.stdout.indexOf("phase save"));
     expect(await ws.processes()).toEqual([]);
     expect(await launches(ws)).toBe(1);
@@ -194,23 +136,24 @@ describe("the stop always wins", () => {
     expect(await ws.readModuleFile("supervisor.pid")).toBeNull();
   });
 
-  it("two starts: one supervisor, a POSIX sh rather than a JavaScript runtime", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    await start(ws, rendered);
+  it("two starts: one supervisor, a POSIX sh; a start after a stop: a new one, the old one gone", async () => {
+    const { ws, rendered } = await startNew();
     const first = await supervisors(ws);
     expect(first).toHaveLength(1);
-    // What stays for the workspace's life is the system's sh (proc(5): /proc/<pid>/exe).
+    // What stays for the workspace's life is the system's sh (proc(5): /proc/<pid>/exe), not a JavaScript runtime.
     expect(await readlink(`/proc/${first[0]}/exe`)).toBe(await realpath("/bin/sh"));
     await start(ws, rendered);
     expect(await supervisors(ws)).toEqual(first);
     await stop(ws, rendered);
+    await start(ws, rendered);
+    const again = await supervisors(ws);
+    expect(again).toHaveLength(1);
+    expect(again).not.toContain(first[0]);
+    await stop(ws, rendered);
   });
 
-  it("a start while the supervisor runs and AgentAPI is down: no second supervisor, and the first adopts the new AgentAPI", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    await start(ws, rendered);
+  it("a start while the supervisor runs and AgentAPI is down: no second supervisor, the first adopts the new AgentAPI", async () => {
+    const { ws, rendered } = await startNew();
     const [supervisor] = (await supervisors(ws)) as [number];
     // Paused, it cannot restart AgentAPI before the start does; it still runs.
     process.kill(supervisor, "SIGSTOP");
@@ -230,23 +173,8 @@ describe("the stop always wins", () => {
     await stop(ws, rendered);
   });
 
-  it("a start after a stop: a new supervisor, and the old one is gone", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    await start(ws, rendered);
-    const [first] = await supervisors(ws);
-    await stop(ws, rendered);
-    await start(ws, rendered);
-    const again = await supervisors(ws);
-    expect(again).toHaveLength(1);
-    expect(again).not.toContain(first);
-    await stop(ws, rendered);
-  });
-
   it("supervise = false: no supervisor", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws, { supervise: false });
-    const started = await start(ws, rendered);
+    const { ws, rendered, started } = await startNew({ supervise: false });
     expect(started.stdout).not.toMatch(/phase supervisor|supervisor \(PID/);
     expect(await supervisors(ws)).toEqual([]);
     expect(await ws.readModuleFile("supervisor.pid")).toBeNull();
@@ -254,9 +182,7 @@ describe("the stop always wins", () => {
   });
 
   it("the module folder removed: the supervisor leaves", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    await start(ws, rendered);
+    const { ws } = await startNew();
     const [supervisor] = await supervisors(ws);
     await rm(ws.moduleDir, { recursive: true, force: true });
     await ws.waitFor("the supervisor gone", async () => !(await isRunning(supervisor as number)));
@@ -264,8 +190,7 @@ describe("the stop always wins", () => {
   });
 
   it("Workspace.cleanup ends the supervisor with everything else", async () => {
-    const ws = await newWorkspace();
-    await start(ws, await render(ws));
+    const { ws } = await startNew();
     expect(await supervisors(ws)).toHaveLength(1);
     expect(await ws.cleanup()).toEqual([]);
     expect(await ws.processes()).toEqual([]);
@@ -279,24 +204,15 @@ describe.skipIf(gooseUnderTest().real)("a Goose that cannot resume", () => {
     const refusal = path.join(await scratchDir("knob"), "resume-error");
     const { ws, shown } = await startedAndSaved({ GOOSE_DOUBLE_RESUME_ERROR_FILE: refusal });
     await writeFile(refusal, "Invalid API key for provider anthropic (HTTP 401)");
-    const agentapi = await theAgentapi(ws);
-
-    process.kill(agentapi, "SIGKILL");
-    const log = await ws.waitFor(
-      "the supervisor's give-up",
-      async () => {
-        const text = await supervisorLog(ws);
-        return text.includes("gave up:") ? text : undefined;
-      },
-      120_000,
-    );
+    process.kill(await theAgentapi(ws), "SIGKILL");
+    const log = await waitGiveUp(ws);
     expect(log).toMatch(/gave up: 5 restarts failed within 10 minutes/);
     expect(log).toContain("Invalid API key for provider anthropic (HTTP 401)");
     expect(log.match(/restart \d failed: /g)).toHaveLength(5);
     expect(log).toMatch(/restart 1 in 1000 ms[\s\S]*restart 2 in 2000 ms[\s\S]*restart 5 in 16000 ms/);
     const record = (await launchRecord(ws)) as unknown as { supervisor?: { reason: string } };
     expect(record.supervisor?.reason).toMatch(/^5 restarts failed within 10 minutes.*Invalid API key/);
-    await ws.waitFor("nothing left running", async () => (await ws.processes()).length === 0, 20_000);
+    await waitNoProcesses(ws);
     expect(await ws.deliveries(PROMPT)).toBe(1);
     // Each failed AgentAPI wrote an almost empty chat over the saved one; each time it was put back.
     expect(await savedChat(ws)).toEqual(shown);

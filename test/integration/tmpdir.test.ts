@@ -8,25 +8,22 @@
 import { lstat, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { childPids, scratchDir, type Workspace } from "../../support/workspace/index.js";
-import { environOf, newWorkspace, render, start, stop, theAgentapi, waitRestarted } from "./scenario.js";
+import { childPids, scratchDir } from "../../support/workspace/index.js";
+import { environOf, start, startNew, stop, theAgentapi, waitRestarted } from "./scenario.js";
 
 const uploads = async (dir: string) =>
   (await readdir(dir).catch(() => [] as string[])).filter((name) => name.startsWith("agentapi-uploads-"));
 
-/** A workspace whose user has a TMPDIR of their own, to see what lands there; the module's TMPDIR. */
-async function withUserTmpdir(): Promise<{ ws: Workspace; userTmp: string; moduleTmp: string }> {
-  const ws = await newWorkspace();
+/** A started workspace whose user has a TMPDIR of their own, to see what lands there; the module's TMPDIR. */
+async function withUserTmpdir() {
   const userTmp = await scratchDir("user-tmpdir");
-  ws.setEnv({ TMPDIR: userTmp });
-  return { ws, userTmp, moduleTmp: path.join(ws.moduleDir, "tmp") };
+  const { ws, rendered } = await startNew({}, { TMPDIR: userTmp });
+  return { ws, rendered, userTmp, moduleTmp: path.join(ws.moduleDir, "tmp") };
 }
 
 describe("AgentAPI's temporary folder", () => {
   it("a killed AgentAPI leaves nothing in the user's TMPDIR; Goose keeps the user's TMPDIR", async () => {
-    const { ws, userTmp, moduleTmp } = await withUserTmpdir();
-    const rendered = await render(ws);
-    await start(ws, rendered);
+    const { ws, rendered, userTmp, moduleTmp } = await withUserTmpdir();
 
     const agentapi = await theAgentapi(ws);
     const [goose] = await childPids(agentapi);
@@ -36,24 +33,20 @@ describe("AgentAPI's temporary folder", () => {
     const killedRuns = await uploads(moduleTmp);
     expect(killedRuns).toHaveLength(1);
 
-    // The killed run cannot remove its folder; the supervisor's restart launches a new AgentAPI.
+    // The killed run cannot remove its folder; the supervisor's restart's launch does.
     process.kill(agentapi, "SIGKILL");
     await waitRestarted(ws, agentapi);
-    // The restart's launch removed the killed run's folder.
     expect(await uploads(moduleTmp)).not.toContain(killedRuns[0]);
     await stop(ws, rendered);
     expect(await uploads(userTmp)).toEqual([]);
   });
 
   it("the next start removes earlier runs' upload folders from the module's TMPDIR, and only those", async () => {
-    const { ws, moduleTmp } = await withUserTmpdir();
-    const rendered = await render(ws);
-    await start(ws, rendered);
+    const { ws, rendered, moduleTmp } = await withUserTmpdir();
     await stop(ws, rendered);
     // What a killed run leaves (os.MkdirTemp's name), one with a file in it,
     // one that is a link (only the link goes), and a file of another name.
-    await mkdir(path.join(moduleTmp, "agentapi-uploads-1234567"));
-    await mkdir(path.join(moduleTmp, "agentapi-uploads-7654321"));
+    for (const old of ["1234567", "7654321"]) await mkdir(path.join(moduleTmp, `agentapi-uploads-${old}`));
     await writeFile(path.join(moduleTmp, "agentapi-uploads-7654321", "upload.txt"), "x");
     const outside = await scratchDir("link-target");
     await writeFile(path.join(outside, "keep.txt"), "keep");

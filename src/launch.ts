@@ -5,9 +5,10 @@ import { type AgentStatus, getStatus, pollStatus } from "./agentapi-status.js";
 import { prepareAgentapiTmp } from "./agentapi-tmp.js";
 import { logTail, openRotatedLog } from "./command-log.js";
 import type { ModulePaths } from "./config.js";
+import { awaitFirstTurn } from "./first-turn.js";
 import { type GooseMode, mayTypeExit } from "./goose-mode.js";
 import { acquireLifecycleLock, type LifecycleLock, lockPatience } from "./lifecycle-lock.js";
-import { log, StepError, warn } from "./log.js";
+import { log, phase, StepError, warn } from "./log.js";
 import { pollUntil } from "./poll.js";
 import { describePortHolder, listensOn } from "./port-owner.js";
 import {
@@ -233,6 +234,8 @@ export async function launchAgentapi(opts: {
   persistence: boolean;
   stateBackup: string | null;
   gooseMode: GooseMode;
+  /** The turn Goose was launched with, as the log names it ("the task prompt"); undefined when it waits for input. */
+  firstTurn?: string;
   abort?: () => string | undefined;
 }): Promise<boolean> {
   const { port, paths } = opts;
@@ -313,6 +316,16 @@ export async function launchAgentapi(opts: {
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,
     );
   }
+  // Also when Goose was still starting: its first turn follows.
+  if (opts.firstTurn !== undefined)
+    await phase("first-turn", () =>
+      awaitFirstTurn({
+        port,
+        turn: opts.firstTurn as string,
+        halted: async () => halted() !== undefined || (await stoppedSince(paths.dir, opts.stopsSeen)),
+        lock: relock,
+      }),
+    );
   if (await stoppedSince(paths.dir, opts.stopsSeen)) {
     warn("the workspace's stop script ran while AgentAPI was starting; stopping it again so the stop wins");
     const held = await relock();

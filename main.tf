@@ -33,7 +33,7 @@ locals {
   # Where the module may download from, checked once for every URL variable:
   # https://, or a local mirror the tests and air-gapped images use (file://,
   # or plain http:// on loopback only, where nobody on the network can change
-  # what is served). Redirects are held to the same rule (src/url-policy.ts).
+  # what is served). Redirects are held to the same rule (src/install/url-policy.ts).
   download_url_rule = "^(https://[^/\\s]+[^\\s]*|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?(/[^\\s]*)?|file:///[^\\s]*)$"
 
   agentapi_version_parts = regex("^v([0-9]+)\\.([0-9]+)", var.agentapi_version)
@@ -67,7 +67,7 @@ locals {
   # The goose part of each script's settings; the AgentAPI layer adds its own
   # part (port, persistence, paths, task) beside it. Both reach the workspace as
   # gzip+base64 inside the coder_script, never as shell source. Each member is
-  # read by src/config.ts, which owns the defaults.
+  # read by src/settings/config.ts, which owns the defaults.
   start_settings = {
     folder    = trimsuffix(var.folder, "/") == "" ? "/" : trimsuffix(var.folder, "/")
     supervise = var.supervise
@@ -99,7 +99,7 @@ locals {
       command_prefix            = local.goose_command_prefix
     }
     # Who may reach AgentAPI: the start adds these to loopback and the
-    # deployment's or the app's own host name (src/access-lists.ts).
+    # deployment's or the app's own host name (src/settings/access-lists.ts).
     access = {
       allowed_hosts   = var.agentapi_allowed_hosts
       allowed_origins = var.agentapi_allowed_origins

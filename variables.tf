@@ -236,7 +236,7 @@ variable "post_install_script" {
 }
 
 variable "additional_extensions" {
-  description = "Extra Goose extensions as YAML: a map from extension name to its Goose config entry, merged into the extensions of ~/.config/goose/config.yaml."
+  description = "Extra Goose extensions as YAML: a map from extension name to its Goose config entry, given to the module's Goose in its own config layer (GOOSE_ADDITIONAL_CONFIG_FILES); ~/.config/goose/config.yaml is never written."
   type        = string
   default     = null
 

@@ -1,4 +1,4 @@
-// `npm run bench -- [runs] [stop] [start] [snapshot] [scaling] [runtime]`:
+// `npm run bench -- [runs] [stop] [start] [snapshot] [scaling] [runtime] [supervisor]`:
 // the timing measurements, each printed with min/median/max, its
 // goal, and the machine's load average before and after (the machine is
 // shared). Runs per variant default to 5; no name runs them all. Timing goals
@@ -10,6 +10,7 @@ import { benchSnapshot } from "./snapshot.js";
 import { benchStart } from "./start.js";
 import { loadLine } from "./stats.js";
 import { benchStop } from "./stop.js";
+import { benchSupervisor } from "./supervisor.js";
 
 const SECTIONS: Record<string, (runs: number) => Promise<void> | void> = {
   stop: benchStop,
@@ -17,6 +18,7 @@ const SECTIONS: Record<string, (runs: number) => Promise<void> | void> = {
   snapshot: (runs) => benchSnapshot(runs * 6),
   scaling: benchScaling,
   runtime: (runs) => benchRuntime(runs * 4),
+  supervisor: benchSupervisor,
 };
 
 async function main(): Promise<number> {

@@ -1,8 +1,8 @@
-// Building the task log snapshot (src/snapshot.ts), in this process: ten short
+// Building the task log snapshot (src/agentapi/snapshot.ts), in this process: ten short
 // messages, and the same with a last message of 1 MiB and 4 MiB, ASCII and
 // multi-byte text with characters JSON escapes. The cost should grow with the
 // message's size, once: a 1 MiB message may add at most 20 ms.
-import { buildSnapshot, type ChatMessage } from "../src/snapshot.js";
+import { buildSnapshot, type ChatMessage } from "../src/agentapi/snapshot.js";
 import { figure, median } from "./stats.js";
 
 const GOAL_1MIB_OVER_SHORT_MS = 20;

@@ -1,15 +1,15 @@
 import path from "node:path";
-import { findAgentapiToStop, settleTurn, stopAgentapi, stopBounds, stopBudgetMs } from "./agent-stop.js";
-import { homeDir, parseStopConfig, readSettingsDocument } from "./config.js";
-import { mayTypeExit } from "./goose-mode.js";
-import { readStopTarget } from "./launch-record.js";
-import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle-lock.js";
-import { log, phase, reportFatal, warn } from "./log.js";
-import { saveBeforeStop } from "./state-save.js";
-import { verifyStateAfterStop } from "./state-verify.js";
-import { recordStop } from "./stop-request.js";
-import { standDownSupervisor } from "./supervisor-process.js";
-import { sendTaskSnapshot } from "./task-snapshot.js";
+import { saveBeforeStop } from "./agentapi/state-save.js";
+import { mayTypeExit } from "./goose/mode.js";
+import { log, phase, reportFatal, warn } from "./lib/log.js";
+import { readStopTarget } from "./lifecycle/launch-record.js";
+import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle/lock.js";
+import { verifyStateAfterStop } from "./lifecycle/state-verify.js";
+import { recordStop } from "./lifecycle/stop-request.js";
+import { homeDir, parseStopConfig, readSettingsDocument } from "./settings/config.js";
+import { findAgentapiToStop, settleTurn, stopAgentapi, stopBounds, stopBudgetMs } from "./stop/agent-stop.js";
+import { sendTaskSnapshot } from "./stop/task-snapshot.js";
+import { standDownSupervisor } from "./supervisor/process.js";
 
 /**
  * The whole stop holds the module folder's lifecycle lock, so no start or
@@ -76,7 +76,7 @@ async function stop(
     if (target !== null)
       await stopAgentapi(target, port, bounds, {
         pidFile,
-        typeExit: mayTypeExit(config.goose_mode),
+        typeExit: mayTypeExit(config.gooseMode),
         atPrompt: turn?.atPrompt ?? false,
       });
   });

@@ -1,14 +1,14 @@
-import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./config.js";
-import { launchGoose } from "./goose-launch.js";
-import { phase, reportFatal, StepError } from "./log.js";
-import { decidePersistence } from "./persistence-gate.js";
-import { describePortHolder } from "./port-owner.js";
-import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./start-checks.js";
-import { installAndConfigure } from "./start-install.js";
-import { stopCount } from "./stop-request.js";
-import { superviseMain } from "./supervisor.js";
-import { supervisedFolder } from "./supervisor-process.js";
-import { startSupervisor } from "./supervisor-start.js";
+import { decidePersistence } from "./agentapi/persistence-gate.js";
+import { launchGoose } from "./launch/launch.js";
+import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
+import { phase, reportFatal, StepError } from "./lib/log.js";
+import { describePortHolder } from "./lib/port-owner.js";
+import { stopCount } from "./lifecycle/stop-request.js";
+import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./settings/config.js";
+import { installAndConfigure } from "./start/install-step.js";
+import { startSupervisor } from "./start/start-supervisor.js";
+import { supervisorHelper } from "./supervisor/process.js";
+import { autosaveMain, restartMain } from "./supervisor/supervisor.js";
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
@@ -41,9 +41,11 @@ async function main(): Promise<void> {
     await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, stopsSeen, code: ownScript }));
 }
 
-// The supervisor is this same script, started again by the start with the
-// arguments that name it (supervisor-process.ts).
-const run = supervisedFolder() === null ? main().then(() => 0) : superviseMain();
+// The supervisor starts this same script again, with the arguments that name
+// a restart or an autosave (supervisor-process.ts).
+const helper = supervisorHelper();
+const run =
+  helper === null ? main().then(() => 0) : helper.mode === "restart" ? restartMain(helper.watched) : autosaveMain();
 run.then(
   (code) => process.exit(code),
   (error) => reportFatal(error),

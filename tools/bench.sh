@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Timing measurements (bench/): prints numbers, asserts nothing.
-#   npm run bench -- [runs per variant, default 5] [stop|start|snapshot|scaling|runtime ...]
+#   npm run bench -- [runs per variant, default 5] [stop|start|snapshot|scaling|runtime|supervisor ...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"
@@ -10,11 +10,7 @@ set -a
 . .tools/env.sh
 set +a
 mkdir -p .tmp
-# npm run bench -- supervisor [runs]: the supervisor's measurements (bench/supervisor.ts);
-# anything else picks bench/main.ts's sections.
-bench=main
-if [ "${1:-}" = supervisor ]; then bench=supervisor && shift; fi
 # The npm packages load from node_modules (see tools/lifecycle.sh).
-node_modules/.bin/esbuild "bench/$bench.ts" --bundle --platform=node --format=esm --target=node18 \
-  --packages=external --log-level=warning --outfile=".tmp/bench-$bench.mjs"
-exec node ".tmp/bench-$bench.mjs" "$@"
+node_modules/.bin/esbuild bench/main.ts --bundle --platform=node --format=esm --target=node18 \
+  --packages=external --log-level=warning --outfile=.tmp/bench-main.mjs
+exec node .tmp/bench-main.mjs "$@"

@@ -1,10 +1,6 @@
 # shellcheck shell=bash
-# Shared helpers for tools/*.sh. Source it; do not execute it.
-#
-# Sets:
-#   REPO_ROOT  absolute path of the repository (parent of this tools/ folder)
-#   TOOLS_DIR  $REPO_ROOT/.tools  (git-ignored cache for everything setup.sh installs)
-#   LOG_DIR    $TOOLS_DIR/logs
+# Shared helpers for tools/*.sh. Source it; do not execute it. TOOLS_DIR is the git-ignored
+# cache of everything setup.sh installs.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 TOOLS_DIR="$REPO_ROOT/.tools"
@@ -34,10 +30,9 @@ module_default() {
   printf '%s' "${value#v}"
 }
 
-# Path relative to the repo root, for messages.
+# rel PATH: relative to the repo root, for messages.
 rel() { local p="$1"; printf '%s' "${p#"$REPO_ROOT"/}"; }
 
-# now_ms: wall clock in milliseconds.
 now_ms() { date +%s%3N; }
 
 # since MS: seconds elapsed since MS (from now_ms), two decimals.
@@ -73,7 +68,7 @@ run_logged() {
 # sha256_of FILE...: one hash over the files' contents.
 sha256_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
-# go_local_version: version of the installed Go toolchain, without "go" (e.g. 1.26.8).
+# go_local_version: the installed Go's version, e.g. 1.26.8.
 go_local_version() { local v; v="$(go env GOVERSION)"; v="${v#go}"; printf '%s' "${v%% *}"; }
 
 # go_may_switch_toolchain: true when GOTOOLCHAIN lets go download a newer toolchain.

@@ -73,7 +73,13 @@ lint_terraform() {
 }
 
 lint_ts() {
-  local colors=()
+  local colors=() extra
+  # src/'s root holds only the bundles' entry points; every other file sits in the folder of its job.
+  extra="$(find src -maxdepth 1 -type f ! -name start.ts ! -name shutdown.ts ! -name README.md)"
+  if [[ -n "$extra" ]]; then
+    echo "src/ holds only start.ts and shutdown.ts; move these into the folder of their job (src/README.md): $extra" >&2
+    return 1
+  fi
   [[ -t 1 ]] || colors=(--colors=off) # Biome colours even a log file otherwise
   node_modules/.bin/biome ci --error-on-warnings "${colors[@]}"
 }

@@ -1,10 +1,8 @@
 # shellcheck shell=bash
-# The compatibility matrix. tools/test.sh sources this file after setup (.tools/env.sh):
-# the full suite runs on the primary combination, and each other cell changes one
-# dimension of it (the scripts' runtime, the Terraform CLI, the coder provider, AgentAPI)
-# and runs the core scenarios (test/integration/core.test.ts) on it, plus the Terraform
-# checks when the cell changes the CLI or the provider. print_matrix prints every cell as
-# passed, failed or skipped with its reason.
+# The compatibility matrix, sourced by tools/test.sh after setup: the full suite runs on the
+# primary combination; each other cell changes one dimension of it (runtime, Terraform CLI,
+# coder provider, AgentAPI) and runs the core scenarios (test/integration/core.test.ts), plus
+# the Terraform checks when it changes the CLI or the provider.
 
 MATRIX_ROWS=()
 

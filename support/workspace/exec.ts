@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { pollUntil } from "../../src/poll.js";
+import { pollUntil } from "../../src/lib/poll.js";
 
 export interface RunResult {
   code: number;

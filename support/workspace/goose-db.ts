@@ -98,6 +98,15 @@ export async function gooseSessionModes(db: string): Promise<Array<{ name: strin
   return rows.map((r) => ({ name: String(r.name), mode: String(r.goose_mode) }));
 }
 
+/** The names of the extensions each session saved (extension_data's enabled_extensions.v0), in session order. */
+export async function gooseSessionExtensions(db: string): Promise<string[][]> {
+  const rows = await queryGooseDb(db, "SELECT extension_data FROM sessions ORDER BY created_at");
+  return rows.map((r) => {
+    const saved = JSON.parse(String(r.extension_data ?? "{}"))["enabled_extensions.v0"];
+    return ((saved?.extensions ?? []) as Array<{ name: string }>).map((e) => e.name);
+  });
+}
+
 /**
  * The ids of the user and scheduled sessions named `name` (not sub-agents'),
  * read from Goose's database: the one with the latest message first (then the

@@ -3,14 +3,14 @@
 // as the Coder agent does, talk to AgentAPI, stand in for the Coder
 // deployment, and look at Goose's database and the workspace's processes.
 
-export { childPids, isRunning, readCmdline } from "../../src/processes.js";
+export { childPids, isRunning, readCmdline } from "../../src/lib/processes.js";
 export type { ChatMessage, RawResponse } from "./agentapi-client.js";
 export { coderAgentEnv } from "./coder-agent.js";
 export { CoderEndpoint, type EndpointAnswer, type RecordedRequest, type SnapshotPost } from "./coder-endpoint.js";
 export { EgressProxy } from "./egress-proxy.js";
 export { type RunResult, run, waitFor } from "./exec.js";
 export { type GooseUnderTest, gooseUnderTest, linkGoose } from "./goose.js";
-export { type GooseMessage, gooseMessages, gooseSessionModes } from "./goose-db.js";
+export { type GooseMessage, gooseMessages, gooseSessionExtensions, gooseSessionModes } from "./goose-db.js";
 export { freePort } from "./ports.js";
 export { commandLine, killProcessesWithEnv, processesWithEnv, processState, umaskOf } from "./processes.js";
 export { type Certificate, gooseTarball, ReleaseMirror, sha256, throwawayCertificate } from "./release-mirror.js";

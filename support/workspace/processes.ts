@@ -1,9 +1,9 @@
 // A workspace's processes, found by the HOME they were started with: the
 // scripts, AgentAPI and Goose all inherit it. Reading one process is the
-// module's own business (src/processes.ts); this adds what only tests need.
+// module's own business (src/lib/processes.ts); this adds what only tests need.
 import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-import { isRunning, listPids, parseStat, signal } from "../../src/processes.js";
+import { isRunning, listPids, parseStat, signal } from "../../src/lib/processes.js";
 
 /**
  * A process's argv from /proc/<pid>/cmdline (NUL-separated, one trailing NUL;

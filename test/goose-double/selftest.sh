@@ -46,7 +46,7 @@ fresh_home() { # fresh_home NAME -> sets H, DB, EV
 g() { # g ARGS... : run the double in $H/proj with a clean, configured environment
   (cd "$H/proj" && env -i PATH="$PATH" HOME="$H/home" GOOSE_DOUBLE_EVENT_LOG="$EV" \
     GOOSE_PROVIDER="${P-openai}" GOOSE_MODEL="${M-m}" GOOSE_TELEMETRY_ENABLED="${TEL-false}" \
-    ${VER:+GOOSE_DOUBLE_VERSION=$VER} ${RESUME_ERROR:+GOOSE_DOUBLE_RESUME_ERROR_FILE=$RESUME_ERROR} GOOSE_DOUBLE_TURN_MS="${TURN-50}" "$G" "$@")
+    ${VER:+GOOSE_DOUBLE_VERSION=$VER} ${LAYERS:+GOOSE_ADDITIONAL_CONFIG_FILES=$LAYERS} ${RESUME_ERROR:+GOOSE_DOUBLE_RESUME_ERROR_FILE=$RESUME_ERROR} GOOSE_DOUBLE_TURN_MS="${TURN-50}" "$G" "$@")
 }
 q() { # q SQL : run SQL on the double's DB; rows as the sqlite3 shell prints them (a|b, NULL empty)
   python3 -c '
@@ -55,6 +55,17 @@ db = sqlite3.connect("file:%s?mode=rw" % urllib.parse.quote(sys.argv[1]), uri=Tr
 for row in db.execute(sys.argv[2]):
     print("|".join("" if v is None else str(v) for v in row))' "$DB" "$1"
 }
+run_g() { # run_g ARGS... : "RC:OUTPUT" of the double (stdout and stderr; stdin empty)
+  local out rc=0
+  out="$(g "$@" 2>&1 </dev/null)" || rc=$?
+  printf '%s:%s' "$rc" "$out"
+}
+streams() { # streams ARGS... : "RC|STDOUT as od -c shows it|STDERR" of the double (stdin empty)
+  local rc=0
+  g "$@" >"$H/out" 2>"$H/err" </dev/null || rc=$?
+  printf '%s|%s|%s' "$rc" "$(od -An -c "$H/out" | tr -s ' ')" "$(cat "$H/err")"
+}
+bytes() { printf '%b' "$1" | od -An -c | tr -s ' '; } # bytes TEXT : TEXT (\n escapes read) as streams shows it
 events() { # events NAME : the event log's events called NAME, one JSON object a line
   grep -F "\"event\": \"$1\"" "$EV" || true
 }

@@ -33,15 +33,22 @@ import {
   run,
   Workspace,
 } from "../../support/workspace/index.js";
+import {
+  ACCESS_URL,
+  AGENT_ID,
+  AGENT_NAME,
+  DEPLOYMENT_ENV,
+  expectAnswered,
+  OWNER,
+  occurrences,
+  pageMatchesApi,
+  userTexts,
+  WILDCARD_HOST,
+  WORKSPACE,
+  webApp,
+} from "./browser-scenario.js";
 import { flat, PLAIN, PROMPT, render, SESSION, start, stop, waitTurns } from "./scenario.js";
 
-const ACCESS_URL = "http://coder.example.test";
-const WILDCARD_HOST = "*.apps.example.test";
-const OWNER = "alice";
-const WORKSPACE = "dev";
-const AGENT_NAME = "main";
-/** What coder_agent.main.id would be; the module puts it in the chat's base path. */
-const AGENT_ID = "0d5b7c2e-9f4a-4b8e-a1c3-5e6f7a8b9c0d";
 /** Another name that reaches the deployment (an internal name, an IP): coderd serves path-based apps under any Host. */
 const FOREIGN_HOST = "coder-internal.example.test";
 const FOLLOW_UP = "Also update the changelog.";
@@ -54,48 +61,6 @@ const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR || path.join(repoRoot, ".tmp",
 const browser = browserTools();
 const skip = "skip" in browser ? browser.skip : null;
 if (skip) console.warn(`browser test skipped: ${skip}`);
-
-/** The coder_app "web" as Coder stores it, with the names the dashboard links it by. */
-function webApp(rendered: Rendered): ProxiedApp {
-  const app = resourceValues(rendered, "module.goose.module.agentapi.coder_app.web[0]");
-  return {
-    owner: String(resourceValues(rendered, "module.goose.module.agentapi.data.coder_workspace_owner.me").name),
-    workspace: String(resourceValues(rendered, "module.goose.module.agentapi.data.coder_workspace.me").name),
-    agentName: AGENT_NAME,
-    slug: String(app.slug),
-    url: String(app.url),
-  };
-}
-
-/** AgentAPI's own chat, shaped like the page's bubbles. */
-async function apiMessages(ws: Workspace): Promise<PageMessage[]> {
-  return (await ws.messages()).map((m) => ({ role: m.role === "user" ? "user" : "agent", text: flat(m.content) }));
-}
-
-/** Waits until the page shows exactly the chat AgentAPI holds, and returns it. */
-async function pageMatchesApi(page: Page, ws: Workspace, what: string): Promise<PageMessage[]> {
-  await ws.waitStable();
-  const api = await apiMessages(ws);
-  await waitForPage(page, what, (shown) => JSON.stringify(shown) === JSON.stringify(api));
-  return api;
-}
-
-/** How many times `text` is in the page's bubbles; the screen's line breaks may fall inside words, so spaces are ignored. */
-function occurrences(messages: PageMessage[], text: string): number {
-  const squash = (t: string) => t.replace(/\s+/g, "");
-  const needle = squash(text);
-  return squash(messages.map((m) => m.text).join("")).split(needle).length - 1;
-}
-
-const userTexts = (messages: PageMessage[]) => messages.filter((m) => m.role === "user").map((m) => m.text);
-
-/** The last two bubbles are `text` from the user and a non-empty answer after it. */
-function expectAnswered(messages: PageMessage[], text: string): void {
-  const [asked, answer] = messages.slice(-2);
-  expect(asked).toEqual({ role: "user", text });
-  expect(answer?.role).toBe("agent");
-  expect(answer?.text).not.toBe("");
-}
 
 describe.skipIf(skip !== null)(
   skip
@@ -125,13 +90,7 @@ describe.skipIf(skip !== null)(
         ws,
         // As examples/task-template does: task = data.coder_task.me.
         { agent_id: AGENT_ID, cli_app: true, task: CODER_TASK },
-        {
-          CODER_AGENT_URL: ACCESS_URL,
-          CODER_WORKSPACE_NAME: WORKSPACE,
-          CODER_WORKSPACE_OWNER: OWNER,
-          CODER_TASK_ID: randomUUID(),
-          CODER_TASK_PROMPT: PROMPT,
-        },
+        { ...DEPLOYMENT_ENV, CODER_TASK_ID: randomUUID(), CODER_TASK_PROMPT: PROMPT },
       );
       proxy = await AppProxy.start({ accessUrl: ACCESS_URL });
       app = webApp(rendered);
@@ -275,11 +234,7 @@ describe.skipIf(skip !== null)(
           appHost: WILDCARD_HOST,
         }),
       );
-      const rendered = await render(
-        ws,
-        { agent_id: AGENT_ID, ...PLAIN, subdomain: true },
-        { CODER_AGENT_URL: ACCESS_URL, CODER_WORKSPACE_NAME: WORKSPACE, CODER_WORKSPACE_OWNER: OWNER },
-      );
+      const rendered = await render(ws, { agent_id: AGENT_ID, ...PLAIN, subdomain: true }, DEPLOYMENT_ENV);
       const app = webApp(rendered);
       proxy.apps.push(app);
       await start(ws, rendered);

@@ -19,11 +19,22 @@ import {
   CoderEndpoint,
   gooseMessages,
   type Rendered,
-  run,
   tools,
   Workspace,
 } from "../../support/workspace/index.js";
-import { expectOk, launchRecord, output, PLAIN, PROMPT, render, SESSION, waitTurns } from "./scenario.js";
+import {
+  agentapiVersion,
+  expectOk,
+  launchRecord,
+  output,
+  PLAIN,
+  PROMPT,
+  render,
+  SESSION,
+  savedState,
+  waitNoProcesses,
+  waitTurns,
+} from "./scenario.js";
 
 /** The release that brought --state-file and SIGUSR1 (README, "Requirements"). */
 const PERSISTENCE_SINCE = "0.12.0";
@@ -31,13 +42,6 @@ const FOLLOW_UP = "Also update the changelog.";
 /** The plain workspace's first message, typed into the chat where a task has its prompt. */
 const FIRST_MESSAGE = "Read the README and list the open questions.";
 const AFTER_RESTART = "Which files did you change before the restart?";
-
-async function agentapiVersion(binary: string): Promise<string> {
-  const result = await run(binary, ["--version"]);
-  const version = /^agentapi version (\S+)$/m.exec(result.stdout)?.[1];
-  if (!version) throw new Error(`${binary} --version printed ${JSON.stringify(output(result))}`);
-  return version;
-}
 
 /** Goose's terminal wraps long lines anywhere, so texts are compared without spaces and breaks. */
 const squeeze = (text = "") => text.replace(/\s+/g, "");
@@ -132,9 +136,7 @@ for (const kind of ["plain workspace", "task"] as const) {
         expect(stopped.stdout).toMatch(
           /save \(before stopping\): (AgentAPI logged the save|state file rewritten|nothing changed since the last save)/,
         );
-        const state = JSON.parse((await ws.readModuleFile("agentapi-state.json")) ?? "null") as {
-          messages: Array<{ id: number; role: string; message: string }>;
-        } | null;
+        const state = await savedState(ws);
         expect(state?.messages.map((m) => ({ id: m.id, role: m.role, content: m.message }))).toEqual(shape(beforeStop));
       } else {
         expect(stopped.stdout).toContain(`save skipped: state persistence is off (agentapi ${version} < 0.12.0)`);
@@ -155,7 +157,7 @@ for (const kind of ["plain workspace", "task"] as const) {
       }
       expect(stopped.stdout).toContain("Goose exited on /exit");
       expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
-      await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
+      await waitNoProcesses(ws);
       passed++;
     });
 
@@ -210,7 +212,7 @@ for (const kind of ["plain workspace", "task"] as const) {
       expect(stopped.stdout).toContain("turn: agent idle at its prompt");
       expect(stopped.stdout).toContain("Goose exited on /exit");
       expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
-      await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
+      await waitNoProcesses(ws);
       expect(coder.requests).toHaveLength(isTask ? 2 : 0);
       passed++;
     });

@@ -1,46 +1,18 @@
-// The install step's download client (src/download.ts) against real servers
+// The install step's download client (src/install/download.ts) against real servers
 // on loopback: a release mirror, over http and https, and an egress proxy
 // that forwards plain requests and opens CONNECT tunnels.
 
 import { lstat, readFile, stat, symlink, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { downloadFile } from "../../src/download.js";
-import {
-  type Certificate,
-  EgressProxy,
-  ReleaseMirror,
-  scratchDir,
-  sha256,
-  throwawayCertificate,
-} from "../../support/workspace/index.js";
+import { describe, expect, it } from "vitest";
+import { downloadFile } from "../../src/install/download.js";
+import { type Certificate, scratchDir, sha256, throwawayCertificate } from "../../support/workspace/index.js";
+import { destination, mirrorServing, proxy, unannounced } from "./downloads-scenario.js";
 
 const ASSET = "/v0.12.2/agentapi-linux-amd64";
 const CONTENT = Buffer.from("#!/bin/sh\necho 'agentapi version 0.12.2'\n");
-
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const server of open.splice(0)) await server.close();
-});
-
-async function mirror(cert?: Certificate): Promise<ReleaseMirror> {
-  const started = await ReleaseMirror.start(cert);
-  started.serve(ASSET, CONTENT);
-  open.push(started);
-  return started;
-}
-
-async function proxy(opts?: { connectStatus?: number }): Promise<EgressProxy> {
-  const started = await EgressProxy.start(opts);
-  open.push(started);
-  return started;
-}
-
-async function destination(): Promise<string> {
-  return path.join(await scratchDir("download"), "agentapi.download");
-}
+const mirror = (cert?: Certificate) => mirrorServing({ [ASSET]: CONTENT }, cert);
+const gone = (file: string) => expect(lstat(file)).rejects.toThrow(/ENOENT/);
 
 describe("downloadFile", () => {
   it("writes the file 0600 and returns its SHA-256", async () => {
@@ -89,7 +61,7 @@ describe("downloadFile", () => {
     ).rejects.toThrow(new RegExp(`self.signed certificate.*the proxy http://${egress.url.slice(7)} \\(HTTPS_PROXY\\)`));
     expect(egress.seen).toEqual([`CONNECT ${server.url.slice("https://".length)}`]);
     expect(server.requests).toEqual([]);
-    await expect(lstat(dest)).rejects.toThrow(/ENOENT/);
+    await gone(dest);
   });
 
   it("names the proxy's answer when it refuses the tunnel", async () => {
@@ -154,31 +126,16 @@ describe("downloadFile", () => {
       /the download is larger than the .* MiB a download may take \(127\.0\.0\.1:\d+ announced \d+ bytes\)/,
     );
     expect(server.requests).toEqual([ASSET]);
-    await expect(lstat(dest)).rejects.toThrow(/ENOENT/);
+    await gone(dest);
   });
 
   it("stops a download that outgrows the cap without announcing its size, leaving no partial file", async () => {
-    // A server that streams 3 MiB without Content-Length, as a bad mirror or a redirect target may.
-    let requests = 0;
-    const endless = createServer((_req, res) => {
-      requests++;
-      res.writeHead(200, { "Content-Type": "application/octet-stream" });
-      res.end(Buffer.alloc(3 * 1024 * 1024, 1));
-    });
-    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
-    open.push({
-      close: () =>
-        new Promise<void>((resolve) => {
-          endless.closeAllConnections();
-          endless.close(() => resolve());
-        }),
-    });
-    const { port } = endless.address() as AddressInfo;
+    const server = await unannounced(3 * 1024 * 1024);
     const dest = await destination();
-    await expect(
-      downloadFile(`http://127.0.0.1:${port}/goose.tar.bz2`, dest, {}, { maxBytes: 1024 * 1024 }),
-    ).rejects.toThrow(/the download is larger than the 1 MiB a download may take \(more than 1048576 bytes arrived\)/);
-    expect(requests).toBe(1);
-    await expect(lstat(dest)).rejects.toThrow(/ENOENT/);
+    await expect(downloadFile(`${server.url}/goose.tar.bz2`, dest, {}, { maxBytes: 1024 * 1024 })).rejects.toThrow(
+      /the download is larger than the 1 MiB a download may take \(more than 1048576 bytes arrived\)/,
+    );
+    expect(server.requests()).toBe(1);
+    await gone(dest);
   });
 });

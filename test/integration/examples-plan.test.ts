@@ -6,40 +6,10 @@
 // the inputs before 5.0.0 stops at plan time with the upgrade in the message.
 
 import { randomUUID } from "node:crypto";
-import { rm } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import {
-  type PlanDiagnostic,
-  type PlanOptions,
-  planExample,
-  renderModule,
-  repoRoot,
-  resourceValues,
-  scratchDir,
-  tools,
-} from "../../support/workspace/index.js";
-
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
-
-async function plan(name: string, provider: string, opts: Omit<PlanOptions, "provider"> = {}) {
-  const dir = await scratchDir(`plan-${name}-${provider}`);
-  dirs.push(dir);
-  return { dir, ...(await planExample(name, dir, { provider, ...opts })) };
-}
-
-/** The diagnostic as plan prints it, for a failure message. */
-const show = (d: PlanDiagnostic) =>
-  `${d.severity}: ${d.summary} at ${d.file ? path.relative(repoRoot, d.file) : "(no file)"}:${d.line ?? "-"}`;
-
-/** Whether the diagnostic points at one of the module's own files (anything in the repository but the template's copy). */
-function inModule(d: PlanDiagnostic, templateDir: string): boolean {
-  const file = d.file ?? "";
-  return file.startsWith(`${repoRoot}/`) && !file.startsWith(`${templateDir}/`);
-}
+import { describe, expect, it } from "vitest";
+import { renderModule, resourceValues, tools } from "../../support/workspace/index.js";
+import { inModule, plan, show } from "./plan-scenario.js";
 
 const providers = () => [
   ["newest", tools.coderProviderNewest],

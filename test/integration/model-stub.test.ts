@@ -1,11 +1,9 @@
 // The model stub (support/model-stub/server.ts) over real HTTP: what a real Goose
 // with GOOSE_PROVIDER=openai and OPENAI_HOST pointing at it would see.
-import { spawn } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
-import { afterEach, describe, expect, it } from "vitest";
-import { type ModelStub, startModelStub } from "../../support/model-stub/server.js";
+import { describe, expect, it } from "vitest";
+import { startModelStub } from "../../support/model-stub/server.js";
 import {
   GOOSE_DOUBLE,
   gooseDoubleDir,
@@ -16,41 +14,7 @@ import {
   Workspace,
   waitFor,
 } from "../../support/workspace/index.js";
-
-const stubs: ModelStub[] = [];
-afterEach(async () => {
-  await Promise.all(stubs.splice(0).map((s) => s.close()));
-});
-
-async function stub(opts: Parameters<typeof startModelStub>[0] = {}): Promise<ModelStub> {
-  const s = await startModelStub(opts);
-  stubs.push(s);
-  return s;
-}
-
-function post(
-  s: ModelStub,
-  body: unknown,
-  headers: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<Response> {
-  return fetch(`${s.url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: "Bearer anything", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-    signal: signal ?? AbortSignal.timeout(30_000),
-  });
-}
-
-/** The `data:` payloads of an SSE body, in order. */
-function sseData(text: string): string[] {
-  return text
-    .split("\n")
-    .filter((line) => line.startsWith("data: "))
-    .map((line) => line.slice("data: ".length));
-}
-
-const user = (content: unknown) => ({ role: "user", content });
+import { chunkText, messages, post, replyTo, sseData, stub, stubCli, user, withEnv } from "./model-stub-client.js";
 
 describe("model stub", () => {
   it("answers a non-streaming chat completion with a deterministic reply and usage", async () => {
@@ -72,8 +36,7 @@ describe("model stub", () => {
     expect(body.usage.completion_tokens).toBeGreaterThan(0);
 
     // n counts requests.
-    const second = (await (await post(s, { model: "gpt-4o", messages: [user("again")] })).json()) as any;
-    expect(second.choices[0].message.content).toBe("ack 2: again");
+    expect(await replyTo(s, [user("again")])).toBe("ack 2: again");
   });
 
   it("streams chat.completion.chunk events, a final chunk with finish_reason and usage, then [DONE]", async () => {
@@ -95,51 +58,28 @@ describe("model stub", () => {
       expect(chunk.choices).toHaveLength(1);
     }
     expect(chunks[0].choices[0].delta.role).toBe("assistant");
-    const text = chunks.map((c) => c.choices[0].delta.content ?? "").join("");
-    expect(text).toBe("ack 1: stream me please");
+    expect(chunkText(data.slice(0, -1))).toBe("ack 1: stream me please");
     const last = chunks[chunks.length - 1];
     expect(last.choices[0].finish_reason).toBe("stop");
     expect(last.usage.total_tokens).toBe(last.usage.prompt_tokens + last.usage.completion_tokens);
     expect(chunks.slice(0, -1).every((c) => c.choices[0].finish_reason === null)).toBe(true);
   });
 
-  it("reads content given as text parts, quotes the last user message without Goose's turn context, 60 characters at most", async () => {
+  it("reads text parts, quotes the last user message without Goose's turn context, 60 characters at most", async () => {
     const s = await stub();
     const long = "word ".repeat(30);
-    const body = (await (
-      await post(s, {
-        model: "gpt-4o",
-        messages: [
-          user("an earlier message"),
-          { role: "assistant", content: "ack 0: earlier" },
-          user([
-            { type: "text", text: "first part" },
-            { type: "image_url", image_url: { url: "data:," } },
-            { type: "text", text: "second\tpart" },
-          ]),
-        ],
-      })
-    ).json()) as any;
-    expect(body.choices[0].message.content).toBe("ack 1: first part second part");
-
-    const merged = (await (
-      await post(s, {
-        model: "gpt-4o",
-        messages: [
-          user([
-            { type: "text", text: long },
-            { type: "text", text: "<turn-context>\nthe date is today\n</turn-context>" },
-          ]),
-        ],
-      })
-    ).json()) as any;
-    expect(merged.choices[0].message.content).toBe(`ack 2: ${long.replace(/\s+/g, " ").trim().slice(0, 60)}`);
-
+    const text = (t: string) => ({ type: "text", text: t });
+    const parts = [text("first part"), { type: "image_url", image_url: { url: "data:," } }, text("second\tpart")];
+    const earlier = [user("an earlier message"), { role: "assistant", content: "ack 0: earlier" }];
+    expect(await replyTo(s, [...earlier, user(parts)])).toBe("ack 1: first part second part");
+    const context = text("<turn-context>\nthe date is today\n</turn-context>");
+    expect(await replyTo(s, [user([text(long), context])])).toBe(
+      `ack 2: ${long.replace(/\s+/g, " ").trim().slice(0, 60)}`,
+    );
     // Only the hidden context in the last user message: quote the one before it.
-    const hidden = (await (
-      await post(s, { model: "gpt-4o", messages: [user("visible text"), user("<turn-context>x</turn-context>")] })
-    ).json()) as any;
-    expect(hidden.choices[0].message.content).toBe("ack 3: visible text");
+    expect(await replyTo(s, [user("visible text"), user("<turn-context>x</turn-context>")])).toBe(
+      "ack 3: visible text",
+    );
   });
 
   it("lists its model", async () => {
@@ -152,12 +92,7 @@ describe("model stub", () => {
 
   it("logs every request as a JSON line: time, model, stream flag, roles and texts", async () => {
     const s = await stub();
-    await (
-      await post(s, {
-        model: "gpt-4o",
-        messages: [{ role: "system", content: "sys" }, user([{ type: "text", text: "parts" }])],
-      })
-    ).json();
+    await replyTo(s, [{ role: "system", content: "sys" }, user([{ type: "text", text: "parts" }])]);
     await (await post(s, { model: "other-model", stream: true, messages: [user("streamed")] })).text();
     const log = await s.requests();
     expect(log).toHaveLength(2);
@@ -201,18 +136,12 @@ describe("model stub", () => {
       return text;
     });
     await waitFor("the slow request in the log", async () => (await s.requests()).length === 1, 10_000);
-    const fast = await post(s, { model: "gpt-4o", messages: [user("fast")] }, { "x-model-stub-delay-ms": "0" });
-    expect(((await fast.json()) as any).choices[0].message.content).toBe("ack 2: fast");
+    expect(await replyTo(s, [user("fast")], { "x-model-stub-delay-ms": "0" })).toBe("ack 2: fast");
     finished.push("fast");
     const slowData = await slow;
     expect(finished).toEqual(["fast", "slow"]);
     expect(slowData[slowData.length - 1]).toBe("[DONE]");
-    expect(
-      slowData
-        .slice(0, -1)
-        .map((d) => JSON.parse(d).choices[0].delta.content ?? "")
-        .join(""),
-    ).toBe("ack 1: slow");
+    expect(chunkText(slowData.slice(0, -1))).toBe("ack 1: slow");
     expect((await s.requests()).map((r) => [r.n, r.delayMs])).toEqual([
       [1, 1500],
       [2, 0],
@@ -220,15 +149,7 @@ describe("model stub", () => {
   });
 
   it("lets a client stop mid-turn: the role arrives at once, the text never does (message marker, env default)", async () => {
-    const saved = process.env.MODEL_STUB_DELAY_MS;
-    process.env.MODEL_STUB_DELAY_MS = "60000";
-    let s: ModelStub;
-    try {
-      s = await stub();
-    } finally {
-      if (saved === undefined) delete process.env.MODEL_STUB_DELAY_MS;
-      else process.env.MODEL_STUB_DELAY_MS = saved;
-    }
+    const s = await withEnv("MODEL_STUB_DELAY_MS", "60000", () => stub());
     for (const [content, delay] of [
       ["env default", 60_000],
       ["marker [model-stub:delay=45000]", 45_000],
@@ -248,10 +169,7 @@ describe("model stub", () => {
     }
     // The stub still answers, and closes with nothing pending.
     s.setDelay(0);
-    expect(
-      ((await (await post(s, { model: "gpt-4o", messages: [user("after")] })).json()) as any).choices[0].message
-        .content,
-    ).toBe("ack 3: after");
+    expect(await replyTo(s, [user("after")])).toBe("ack 3: after");
   });
 
   it("closes with a delayed reply still pending", async () => {
@@ -266,25 +184,16 @@ describe("model stub", () => {
   });
 
   it("runs as a CLI that prints its URL", async () => {
-    const child = spawn("bash", [path.join(repoRoot, "support", "model-stub", "run.sh"), "--model", "gpt-4o"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const cli = stubCli("--model", "gpt-4o");
     try {
-      const lines = createInterface({ input: child.stdout });
-      const url = await new Promise<string>((resolve, reject) => {
-        lines.once("line", resolve);
-        child.once("exit", () => reject(new Error(`the CLI exited before printing its URL:\n${stderr}`)));
-      });
+      const url = await cli.firstLine;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
       const list = (await (await fetch(`${url}/v1/models`)).json()) as any;
       expect(list.data[0].id).toBe("gpt-4o");
     } finally {
-      child.kill("SIGTERM");
+      cli.child.kill("SIGTERM");
     }
-    expect(await exited).toBe(0);
+    expect(await cli.exited).toBe(0);
   }, 60_000);
 });
 
@@ -325,15 +234,7 @@ describe("GOOSE_BIN plumbing in the workspace simulator", () => {
       folder: "/x",
     });
 
-    const saved = process.env.GOOSE_BIN;
-    process.env.GOOSE_BIN = doubleBin;
-    let ws: Workspace;
-    try {
-      ws = await Workspace.create();
-    } finally {
-      if (saved === undefined) delete process.env.GOOSE_BIN;
-      else process.env.GOOSE_BIN = saved;
-    }
+    const ws = await withEnv("GOOSE_BIN", doubleBin, () => Workspace.create());
     let stubUrl = "";
     try {
       const stub = ws.modelStub;
@@ -371,14 +272,6 @@ describe("GOOSE_BIN plumbing in the workspace simulator", () => {
 });
 
 describe("model stub: Anthropic's Messages API", () => {
-  const messages = (s: ModelStub, body: unknown) =>
-    fetch(`${s.url}/v1/messages`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "x-api-key": "anything", "anthropic-version": "2023-06-01" },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-
   it("streams message_start, one text block's deltas, message_delta and message_stop, with the same reply", async () => {
     const s = await stub();
     const response = await messages(s, {
@@ -391,19 +284,16 @@ describe("model stub: Anthropic's Messages API", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const events = sseData(await response.text()).map((data) => JSON.parse(data) as any);
+    const deltas = events.filter((e) => e.type === "content_block_delta");
     expect(events.map((e) => e.type)).toEqual([
       "message_start",
       "content_block_start",
-      ...events.filter((e) => e.type === "content_block_delta").map(() => "content_block_delta"),
+      ...deltas.map(() => "content_block_delta"),
       "content_block_stop",
       "message_delta",
       "message_stop",
     ]);
-    const text = events
-      .filter((e) => e.type === "content_block_delta")
-      .map((e) => e.delta.text)
-      .join("");
-    expect(text).toBe("ack 1: hello there");
+    expect(deltas.map((e) => e.delta.text).join("")).toBe("ack 1: hello there");
     expect(events.find((e) => e.type === "message_delta").delta.stop_reason).toBe("end_turn");
     const [logged] = await s.requests();
     expect(logged?.messages).toEqual([

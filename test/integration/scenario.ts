@@ -3,10 +3,18 @@
 // per test (cleaned up after it, kept when it fails), the module rendered for
 // it, and the checks most scenarios make.
 
-import { rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, expect, onTestFinished } from "vitest";
-import { commandLine, type Rendered, type RunResult, renderModule, Workspace } from "../../support/workspace/index.js";
+import {
+  commandLine,
+  type Rendered,
+  type RunResult,
+  renderModule,
+  run,
+  tools,
+  Workspace,
+} from "../../support/workspace/index.js";
 
 export const WORKSPACE_ID = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b";
 export const TASK_ID = "0b7e5c1a-6d2f-4f3e-9a8b-7c6d5e4f3a2b";
@@ -147,4 +155,85 @@ export async function setTurnMs(ws: Workspace, ms: number): Promise<void> {
   const file = path.join(ws.home, "goose-double-turn-ms");
   await writeFile(file, `${ms}\n`);
   ws.setEnv({ GOOSE_DOUBLE_TURN_MS_FILE: file });
+}
+
+/** A new workspace and the module rendered for it (see render). */
+export async function setup(
+  vars: Record<string, unknown> = {},
+  coderEnv: Record<string, string> = {},
+): Promise<{ ws: Workspace; rendered: Rendered }> {
+  const ws = await newWorkspace();
+  return { ws, rendered: await render(ws, vars, coderEnv) };
+}
+
+/** One start, `turns` finished turns, and the stop. */
+export async function cycle(ws: Workspace, rendered: Rendered, turns = 1): Promise<void> {
+  await start(ws, rendered);
+  await waitTurns(ws, turns);
+  await stop(ws, rendered);
+}
+
+export function expectFailed(result: RunResult): void {
+  expect(result.code, output(result)).not.toBe(0);
+}
+
+export async function expectNoAgentapi(ws: Workspace): Promise<void> {
+  expect(await agentapiPids(ws)).toEqual([]);
+}
+
+export function waitNoProcesses(ws: Workspace): Promise<unknown> {
+  return ws.waitFor("no processes left", async () => (await ws.processes()).length === 0, 20_000);
+}
+
+export const SYSTEM_PATH = ["/usr/local/bin", "/usr/bin", "/bin"];
+/** The default AgentAPI's folder, for a PATH without the test's goose. */
+export const agentapiDir = () => path.dirname(tools.agentapiNew);
+
+/** Runs a script as the agent does but with `pathDirs` as PATH (say, one without agentapi or goose). */
+export function runWithPath(ws: Workspace, script: string, pathDirs: string[], env: NodeJS.ProcessEnv = {}) {
+  return run("/bin/sh", ["-c", script], { cwd: ws.home, env: { ...ws.env(), PATH: pathDirs.join(":"), ...env } });
+}
+
+/** A process's environment; empty once it is gone. */
+export async function environOf(pid: number): Promise<Map<string, string>> {
+  const text = await readFile(`/proc/${pid}/environ`, "utf8").catch(() => "");
+  return new Map(
+    text
+      .split("\0")
+      .filter(Boolean)
+      .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+  );
+}
+
+/** The workspace's one AgentAPI. */
+export async function theAgentapi(ws: Workspace): Promise<number> {
+  const pids = await agentapiPids(ws);
+  expect(pids).toHaveLength(1);
+  return pids[0] as number;
+}
+
+/** A new AgentAPI, not `old`, answering and settled (the supervisor's restart). */
+export async function waitRestarted(ws: Workspace, old: number): Promise<number> {
+  const pid = await ws.waitFor("the supervisor's restart of AgentAPI", async () => {
+    const [now] = await agentapiPids(ws);
+    return now !== undefined && now !== old && (await ws.status()) !== null ? now : undefined;
+  });
+  await ws.waitStable();
+  return pid;
+}
+
+/** The version an AgentAPI binary reports (`agentapi version X`). */
+export async function agentapiVersion(binary: string): Promise<string> {
+  const result = await run(binary, ["--version"]);
+  const version = /^agentapi version (\S+)$/m.exec(result.stdout)?.[1];
+  if (!version) throw new Error(`${binary} --version printed ${JSON.stringify(output(result))}`);
+  return version;
+}
+
+/** Writes `body` (shell) as an executable `goose` in $HOME/`dir`, and returns that folder for a PATH. */
+export async function fakeGoose(ws: Workspace, dir: string, body: string): Promise<string> {
+  const folder = path.join(ws.home, dir);
+  await mkdir(folder, { recursive: true });
+  await writeFile(path.join(folder, "goose"), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return folder;
 }

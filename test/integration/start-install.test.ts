@@ -1,71 +1,59 @@
-// Integration tests of the START coder_script (see start.test.ts) around the
-// binaries it runs: a goose whose `session list` fails or that dies, agentapi
-// or goose missing from PATH, failing pre/post install scripts, and installing
-// both from the configured URLs.
+// The start coder_script around the binaries it runs: a goose whose `session
+// list` fails or that dies, agentapi or goose missing from PATH, failing
+// pre/post install scripts, and installing both from the configured URLs.
 
 import { writeFileSync } from "node:fs";
-import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, readlink, stat, symlink } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   gooseMessages,
   gooseTarball,
   gooseUnderTest,
-  ReleaseMirror,
-  type Rendered,
-  type RunResult,
   run,
   sha256,
   tools,
   type Workspace,
 } from "../../support/workspace/index.js";
-import { expectOk, launchRecord, newWorkspace, PROMPT, render, SESSION, stop, waitTurns } from "./scenario.js";
+import { agentapiFrom, agentapiRoute, gooseFrom, gooseRoute, mirrorServing } from "./downloads-scenario.js";
+import {
+  agentapiDir,
+  cycle,
+  expectFailed,
+  expectOk,
+  fakeGoose,
+  launchRecord,
+  newWorkspace,
+  PROMPT,
+  render,
+  runWithPath,
+  SESSION,
+  SYSTEM_PATH,
+  setup,
+  stop,
+  waitTurns,
+} from "./scenario.js";
 import { agentCommand, agentLaunches, deliveredIn, exists, gooseSessions, readPid } from "./start-scenario.js";
-
-const mirrors: ReleaseMirror[] = [];
-
-afterEach(async () => {
-  for (const mirror of mirrors.splice(0)) await mirror.close();
-});
-
-/** Runs a script with an explicit PATH (for example one without agentapi or goose on it). */
-function runWithPath(ws: Workspace, script: string, pathDirs: string[]): Promise<RunResult> {
-  return run("/bin/sh", ["-c", script], { cwd: ws.home, env: { ...ws.env(), PATH: pathDirs.join(":") } });
-}
 
 describe("start script", () => {
   // Double-only: these put a fake goose around the double on PATH, and read
   // the double's event log for what the module did with it.
   describe.skipIf(gooseUnderTest().real)("when `goose session list` fails", () => {
     /** A goose on PATH whose `session list` fails, as with a locked or newer database; everything else is the double. */
-    async function brokenListGoose(ws: Workspace): Promise<string> {
-      const dir = path.join(ws.home, "broken-list-bin");
-      await mkdir(dir, { recursive: true });
-      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
-      await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
-      return dir;
-    }
-
-    async function coldStartThenStop(ws: Workspace, rendered: Rendered): Promise<void> {
-      expectOk(await ws.runScript(rendered.start), "first start");
-      await waitTurns(ws, 1);
-      await stop(ws, rendered);
-    }
+    const brokenListGoose = (ws: Workspace) =>
+      fakeGoose(
+        ws,
+        "broken-list-bin",
+        `if [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"`,
+      );
 
     it("falls back to a read-only look at the database and still resumes", async () => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws);
-      await coldStartThenStop(ws, rendered);
+      const { ws, rendered } = await setup();
+      await cycle(ws, rendered);
       const [session] = await gooseSessions(ws);
 
       const before = (await ws.events()).length;
-      const pathDirs = [
-        await brokenListGoose(ws),
-        path.dirname(tools.agentapiNew),
-        "/usr/local/bin",
-        "/usr/bin",
-        "/bin",
-      ];
+      const pathDirs = [await brokenListGoose(ws), agentapiDir(), ...SYSTEM_PATH];
       expectOk(await runWithPath(ws, rendered.start, pathDirs), "second start");
       await ws.waitFor("Goose resumed", async () =>
         (await ws.events()).slice(before).find((e) => e.event === "resume"),
@@ -80,9 +68,8 @@ describe("start script", () => {
     });
 
     it("without sqlite3 it cannot tell, says so, and starts cold so the prompt is not lost", async () => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws);
-      await coldStartThenStop(ws, rendered);
+      const { ws, rendered } = await setup();
+      await cycle(ws, rendered);
       const [first] = await gooseSessions(ws);
 
       // Everything in /usr/bin except sqlite3.
@@ -92,11 +79,7 @@ describe("start script", () => {
         if (!name.startsWith("sqlite")) await symlink(path.join("/usr/bin", name), path.join(noSqlite, name));
       }
       const before = (await ws.events()).length;
-      const started = await runWithPath(ws, rendered.start, [
-        await brokenListGoose(ws),
-        path.dirname(tools.agentapiNew),
-        noSqlite,
-      ]);
+      const started = await runWithPath(ws, rendered.start, [await brokenListGoose(ws), agentapiDir(), noSqlite]);
       expectOk(started, "second start");
       expect(started.stdout).toMatch(/session list/);
       expect(started.stdout).toMatch(/sqlite3/);
@@ -123,10 +106,7 @@ describe("start script", () => {
   ])(
     "a Goose that dies %s fails the start with AgentAPI's log, not a false success",
     async (_when, afterUp, message) => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws);
-      const dir = path.join(ws.home, "dying-goose-bin");
-      await mkdir(dir, { recursive: true });
+      const { ws, rendered } = await setup();
       // Written when the start's log says AgentAPI answered; the fake goose
       // waits for it (at most 60 s, so a start that never gets there still ends).
       const answered = path.join(ws.home, "agentapi-answered");
@@ -134,9 +114,9 @@ describe("start script", () => {
         ? `i=0; while [ ! -e '${answered}' ] && [ "$i" -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done\n`
         : "";
       // Probes work; the interactive session dies, as Goose does with an unusable provider.
-      const script = `#!/bin/sh\nif [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${ws.goose.bin}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${waitForAnswer}exit 1\n`;
-      await writeFile(path.join(dir, "goose"), script, { mode: 0o755 });
-      const pathDirs = [dir, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"];
+      const script = `if [ "$1" = session ] && [ "$2" = list ] || [ "$1" = --version ]; then exec '${ws.goose.bin}' "$@"; fi\necho "Error: provider rejected the API key" >&2\n${waitForAnswer}exit 1`;
+      const dir = await fakeGoose(ws, "dying-goose-bin", script);
+      const pathDirs = [dir, agentapiDir(), ...SYSTEM_PATH];
       let marked = false;
       const result = await run("/bin/sh", ["-c", rendered.start], {
         cwd: ws.home,
@@ -147,7 +127,7 @@ describe("start script", () => {
           writeFileSync(answered, "");
         },
       });
-      expect(result.code).not.toBe(0);
+      expectFailed(result);
       expect(result.stderr).toMatch(message);
       // The tail of AgentAPI's log, with its diagnosis of the agent's exit.
       expect(result.stderr).toContain("agent exited with error");
@@ -158,12 +138,11 @@ describe("start script", () => {
   it.each([
     // The other binary stays on PATH, so the message is about the missing one.
     ["agentapi", "install_agentapi", () => gooseUnderTest().pathDir],
-    ["goose", "install_goose", () => path.dirname(tools.agentapiNew)],
+    ["goose", "install_goose", agentapiDir],
   ])("%s missing from PATH with %s = false fails with a message naming both", async (binary, variable, otherDir) => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    const result = await runWithPath(ws, rendered.start, [otherDir(), "/usr/local/bin", "/usr/bin", "/bin"]);
-    expect(result.code).not.toBe(0);
+    const { ws, rendered } = await setup();
+    const result = await runWithPath(ws, rendered.start, [otherDir(), ...SYSTEM_PATH]);
+    expectFailed(result);
     expect(result.stderr).toMatch(new RegExp(`(^|[^_])${binary}\\b`));
     expect(result.stderr).toContain(variable);
     expect(await ws.processes()).toEqual([]);
@@ -173,10 +152,9 @@ describe("start script", () => {
   it.each(["pre_install", "post_install"])(
     "a failing %s_script stops the start with its output and starts no AgentAPI",
     async (step) => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws, { [`${step}_script`]: "echo boom; exit 3" });
+      const { ws, rendered } = await setup({ [`${step}_script`]: "echo boom; exit 3" });
       const result = await ws.runScript(rendered.start);
-      expect(result.code).not.toBe(0);
+      expectFailed(result);
       expect(result.stderr).toContain(`${step}_script`);
       expect(result.stderr).toContain("boom");
       expect(await readFile(path.join(ws.moduleDir, "logs", `${step}.log`), "utf8")).toContain("boom");
@@ -189,40 +167,27 @@ describe("start script", () => {
     },
   );
 
-  it("installs the default AgentAPI and Goose from the configured URLs once, verified, and reuses them on the next start", async () => {
+  it("installs the default AgentAPI and Goose from the configured URLs once, verified, and reuses them", async () => {
     const ws = await newWorkspace();
     // tools/setup.sh builds the module's default agentapi_version, so leaving
     // the variable out below installs exactly the binary this suite runs.
     const version = tools.agentapiNewVersion;
-    const arch = process.arch === "arm64" ? "arm64" : "amd64";
-    // Asset names as upstream publishes them (coder/agentapi release.yml;
-    // aaif-goose/goose build-cli-linux.yml at v1.47.0).
-    const assetPath = `/v${version}/agentapi-linux-${arch}`;
+    const assetPath = agentapiRoute();
     // The tarball holds the Goose under test; ask for the version it reports,
     // so the next start finds the wanted version already installed.
     const reported = await run(ws.goose.bin, ["--version"], { env: ws.env() });
     const gooseVersion = /\d+\.\d+\.\d+/.exec(reported.stdout)?.[0];
     expect(gooseVersion, reported.stdout).toBeDefined();
-    const tarballPath = `/v${gooseVersion}/goose-${arch === "arm64" ? "aarch64" : "x86_64"}-unknown-linux-gnu.tar.bz2`;
+    const tarballPath = gooseRoute(gooseVersion as string);
     const agentapi = await readFile(tools.agentapiNew);
     const tarball = await gooseTarball(ws.goose.bin);
-    const mirror = await ReleaseMirror.start();
-    mirrors.push(mirror);
-    mirror.serve(assetPath, agentapi);
-    mirror.serve(tarballPath, tarball);
-
+    const mirror = await mirrorServing({ [assetPath]: agentapi, [tarballPath]: tarball });
     const rendered = await render(ws, {
-      install_agentapi: true,
-      agentapi_download_url: mirror.url,
-      agentapi_sha256: { [arch]: sha256(agentapi) },
-      install_goose: true,
-      goose_version: gooseVersion,
-      goose_download_url: mirror.url,
-      goose_sha256: { [arch]: sha256(tarball) },
+      ...agentapiFrom(mirror.url, sha256(agentapi)),
+      ...gooseFrom(mirror.url, sha256(tarball), gooseVersion as string),
     });
     // Neither agentapi nor goose is on PATH: only the downloads can make this work.
-    const systemPath = ["/usr/local/bin", "/usr/bin", "/bin"];
-    const first = await runWithPath(ws, rendered.start, systemPath);
+    const first = await runWithPath(ws, rendered.start, SYSTEM_PATH);
     expectOk(first, "first start");
     expect(mirror.requests).toEqual([assetPath, tarballPath]);
     expect(first.stdout).toContain("downloads: agentapi verified; goose verified\n");
@@ -246,7 +211,7 @@ describe("start script", () => {
 
     await stop(ws, rendered);
     const before = mirror.requests.length;
-    const second = await runWithPath(ws, rendered.start, systemPath);
+    const second = await runWithPath(ws, rendered.start, SYSTEM_PATH);
     expectOk(second, "second start");
     expect(mirror.requests.slice(before)).toEqual([]);
     // Pinned, so both are hashed again before they run.

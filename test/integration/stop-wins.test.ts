@@ -6,7 +6,7 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSupervisor } from "../../src/supervisor-process.js";
+import { isSupervisor } from "../../src/supervisor/process.js";
 import { run, tools, type Workspace } from "../../support/workspace/index.js";
 import {
   agentapiPids,

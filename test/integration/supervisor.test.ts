@@ -3,7 +3,7 @@
 // same session and no prompt delivery, every turn is saved as it ends, a stop
 // always wins, and a Goose that cannot resume ends in a bounded give-up.
 
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, readlink, realpath, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { childPids, gooseUnderTest, isRunning, scratchDir, type Workspace } from "../../support/workspace/index.js";
@@ -208,12 +208,14 @@ describe("the stop always wins", () => {
     expect(await ws.readModuleFile("supervisor.pid")).toBeNull();
   });
 
-  it("two starts: one supervisor", async () => {
+  it("two starts: one supervisor, a POSIX sh rather than a JavaScript runtime", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
     await start(ws, rendered);
     const first = await supervisors(ws);
     expect(first).toHaveLength(1);
+    // What stays for the workspace's life is the system's sh (proc(5): /proc/<pid>/exe).
+    expect(await readlink(`/proc/${first[0]}/exe`)).toBe(await realpath("/bin/sh"));
     await start(ws, rendered);
     expect(await supervisors(ws)).toEqual(first);
     await stop(ws, rendered);

@@ -9,50 +9,36 @@ import { lstat, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/pro
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { childPids, scratchDir, type Workspace } from "../../support/workspace/index.js";
-import { agentapiPids, newWorkspace, render, start, stop } from "./scenario.js";
+import { environOf, newWorkspace, render, start, stop, theAgentapi, waitRestarted } from "./scenario.js";
 
 const uploads = async (dir: string) =>
   (await readdir(dir).catch(() => [] as string[])).filter((name) => name.startsWith("agentapi-uploads-"));
 
-async function environOf(pid: number): Promise<Map<string, string>> {
-  const text = await readFile(`/proc/${pid}/environ`, "utf8");
-  return new Map(
-    text
-      .split("\0")
-      .filter(Boolean)
-      .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
-  );
-}
-
-/** A workspace whose user has a TMPDIR of their own, to see what lands there. */
-async function withUserTmpdir(): Promise<{ ws: Workspace; userTmp: string }> {
+/** A workspace whose user has a TMPDIR of their own, to see what lands there; the module's TMPDIR. */
+async function withUserTmpdir(): Promise<{ ws: Workspace; userTmp: string; moduleTmp: string }> {
   const ws = await newWorkspace();
   const userTmp = await scratchDir("user-tmpdir");
   ws.setEnv({ TMPDIR: userTmp });
-  return { ws, userTmp };
+  return { ws, userTmp, moduleTmp: path.join(ws.moduleDir, "tmp") };
 }
 
 describe("AgentAPI's temporary folder", () => {
   it("a killed AgentAPI leaves nothing in the user's TMPDIR; Goose keeps the user's TMPDIR", async () => {
-    const { ws, userTmp } = await withUserTmpdir();
-    const moduleTmp = path.join(ws.moduleDir, "tmp");
+    const { ws, userTmp, moduleTmp } = await withUserTmpdir();
     const rendered = await render(ws);
     await start(ws, rendered);
 
-    const [agentapi] = await agentapiPids(ws);
-    const [goose] = await childPids(agentapi as number);
-    expect((await environOf(agentapi as number)).get("TMPDIR")).toBe(moduleTmp);
+    const agentapi = await theAgentapi(ws);
+    const [goose] = await childPids(agentapi);
+    expect((await environOf(agentapi)).get("TMPDIR")).toBe(moduleTmp);
     expect((await environOf(goose as number)).get("TMPDIR")).toBe(userTmp);
     expect((await lstat(moduleTmp)).mode & 0o777).toBe(0o700);
     const killedRuns = await uploads(moduleTmp);
     expect(killedRuns).toHaveLength(1);
 
     // The killed run cannot remove its folder; the supervisor's restart launches a new AgentAPI.
-    process.kill(agentapi as number, "SIGKILL");
-    await ws.waitFor("a restarted AgentAPI answering", async () => {
-      const [now] = await agentapiPids(ws);
-      return now !== undefined && now !== agentapi && (await ws.status()) !== null;
-    });
+    process.kill(agentapi, "SIGKILL");
+    await waitRestarted(ws, agentapi);
     // The restart's launch removed the killed run's folder.
     expect(await uploads(moduleTmp)).not.toContain(killedRuns[0]);
     await stop(ws, rendered);
@@ -60,8 +46,7 @@ describe("AgentAPI's temporary folder", () => {
   });
 
   it("the next start removes earlier runs' upload folders from the module's TMPDIR, and only those", async () => {
-    const { ws } = await withUserTmpdir();
-    const moduleTmp = path.join(ws.moduleDir, "tmp");
+    const { ws, moduleTmp } = await withUserTmpdir();
     const rendered = await render(ws);
     await start(ws, rendered);
     await stop(ws, rendered);
@@ -79,8 +64,7 @@ describe("AgentAPI's temporary folder", () => {
     const now = await uploads(moduleTmp);
     expect(now).toHaveLength(1);
     expect(now[0]).toMatch(/^agentapi-uploads-\d+$/);
-    expect(now).not.toContain("agentapi-uploads-1234567");
-    expect(now).not.toContain("agentapi-uploads-7654321");
+    for (const old of ["1234567", "7654321"]) expect(now).not.toContain(`agentapi-uploads-${old}`);
     expect(await readdir(outside)).toEqual(["keep.txt"]);
     expect(await readFile(path.join(moduleTmp, "other.txt"), "utf8")).toBe("other");
     await stop(ws, rendered);

@@ -1,18 +1,18 @@
 // The user's own workspace must not break the module, and the module must not
-// change the user's workspace. Each test prepares a throwaway HOME
-// the way a real workspace looks, runs the rendered coder_scripts against real
-// AgentAPI and the Goose under test, and checks outcomes: prompt deliveries,
-// cold or warm, exit codes, file modes and bytes, and which processes live.
+// change the user's workspace: a throwaway HOME shaped like a real one, the
+// rendered coder_scripts run against real AgentAPI and the Goose under test.
 
 import { existsSync } from "node:fs";
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
-import { childPids, run, umaskOf } from "../../support/workspace/index.js";
+import { childPids, gooseSessionExtensions, run, umaskOf } from "../../support/workspace/index.js";
 import {
   agentapiPids,
+  cycle,
+  expectFailed,
+  expectNoAgentapi,
   expectOk,
   flat,
   launchRecord,
@@ -22,22 +22,26 @@ import {
   PROMPT,
   render,
   savedState,
+  setup,
   start,
   stop,
+  waitNoProcesses,
   waitTurns,
 } from "./scenario.js";
+import { agentLaunches } from "./start-scenario.js";
 
-function mode(file: string): Promise<number> {
-  return stat(file).then((s) => s.mode & 0o777);
-}
+const mode = (file: string) => stat(file).then((s) => s.mode & 0o777);
+const VICTIM = "the victim's own file\n";
+const setAside = async (dir: string) =>
+  (await readdir(dir)).filter((n) => n.startsWith("agentapi-state.json.set-aside-")).sort();
 
 describe("the user's startup files never reach the module", () => {
-  it("three start/stop cycles with a chatty .bashrc, .profile and BASH_ENV: one prompt delivery, then two warm starts", async () => {
+  it("a chatty .bashrc, .profile and BASH_ENV: three cycles, one prompt delivery, then warm starts", async () => {
     const ws = await newWorkspace();
     await writeFile(path.join(ws.home, ".bashrc"), 'echo "hello from .bashrc"\necho "and to stderr" >&2\n');
     await writeFile(path.join(ws.home, ".profile"), 'echo "hello from .profile"\n');
     const bashEnv = path.join(ws.home, "bash-env.sh");
-    await writeFile(path.join(bashEnv), 'echo "hello from BASH_ENV"\nexit 1\n');
+    await writeFile(bashEnv, 'echo "hello from BASH_ENV"\nexit 1\n');
     ws.setEnv({ BASH_ENV: bashEnv, ENV: bashEnv });
     const rendered = await render(ws);
 
@@ -69,35 +73,33 @@ describe("the user's startup files never reach the module", () => {
 });
 
 describe("a port someone else holds", () => {
-  let server: Server | null = null;
-
-  it("fails the start at once, naming the port and the process holding it, before any install step; Goose never runs", async () => {
+  it("fails the start at once, naming port and holder, before any install step; Goose never runs", async () => {
     const ws = await newWorkspace();
-    server = createServer((_req, res) => {
+    // Another agent's AgentAPI, as far as /status tells.
+    const server = createServer((_req, res) => {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ status: "stable", agent_type: "claude" }));
     });
-    await new Promise<void>((resolve) => server!.listen(ws.port, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(ws.port, "127.0.0.1", resolve));
     try {
       const rendered = await render(ws, { pre_install_script: 'touch "$HOME/pre-install-ran"' });
       const result = await ws.runScript(rendered.start);
-      expect(result.code, output(result)).not.toBe(0);
+      expectFailed(result);
       expect(result.stderr).toContain(`port ${ws.port}`);
       expect(existsSync(path.join(ws.home, "pre-install-ran"))).toBe(false);
       expect(result.stderr).toContain(`PID ${process.pid}`);
       expect(result.stdout).not.toContain("Goose is ready");
       expect(await ws.deliveries(PROMPT)).toBe(0);
-      expect(await agentapiPids(ws)).toEqual([]);
+      await expectNoAgentapi(ws);
     } finally {
-      await new Promise((resolve) => server!.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
 
 describe("the module's files are private, everything else keeps the workspace's umask", () => {
-  it("umask 022 in the workspace: install scripts, AgentAPI and Goose run with it; module files are 0600 in 0700 folders", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws, {
+  it("umask 022: install scripts, AgentAPI and Goose run with it; module files are 0600 in 0700 folders", async () => {
+    const { ws, rendered } = await setup({
       pre_install_script: 'umask > "$HOME/pre-install-umask"',
       post_install_script: 'umask > "$HOME/post-install-umask"\ntouch "$HOME/project/made-by-post-install"',
     });
@@ -105,8 +107,8 @@ describe("the module's files are private, everything else keeps the workspace's 
     expectOk(result, "start script");
     await waitTurns(ws, 1);
 
-    expect((await readFile(path.join(ws.home, "pre-install-umask"), "utf8")).trim()).toBe("0022");
-    expect((await readFile(path.join(ws.home, "post-install-umask"), "utf8")).trim()).toBe("0022");
+    for (const step of ["pre", "post"])
+      expect((await readFile(path.join(ws.home, `${step}-install-umask`), "utf8")).trim()).toBe("0022");
     expect(await mode(path.join(ws.home, "project"))).toBe(0o755);
     expect(await mode(path.join(ws.home, "project", "made-by-post-install"))).toBe(0o644);
     const [agentapi] = await agentapiPids(ws);
@@ -118,36 +120,27 @@ describe("the module's files are private, everything else keeps the workspace's 
 
     for (const dir of ["", "logs", "scripts", "bin"])
       expect(await mode(path.join(ws.moduleDir, dir)), `${dir || "module folder"}`).toBe(0o700);
-    for (const file of [
-      "agentapi-launch.json",
-      "agentapi-state.json.owner.json",
-      "task-prompt.md",
-      "logs/agentapi.log",
-      "logs/pre_install.log",
-      "logs/post_install.log",
-    ]) {
+    const files = ["agentapi-launch.json", "agentapi-state.json.owner.json", "task-prompt.md"];
+    for (const file of [...files, "logs/agentapi.log", "logs/pre_install.log", "logs/post_install.log"])
       expect(await mode(path.join(ws.moduleDir, file)), file).toBe(0o600);
-    }
     await stop(ws, rendered);
     expect(await mode(path.join(ws.moduleDir, "agentapi-state.json"))).toBe(0o600);
   });
 });
 
 describe("the user's Goose config is the user's", () => {
-  it("comments, key order, a 20-digit number and a symlink survive any number of starts; only the module's extensions are added, once", async () => {
+  it("config.yaml, a symlink to a dotfile, is never written, and Goose gets the user's extensions and the module's", async () => {
     const ws = await newWorkspace();
-    const original = [
-      "# My own Goose settings; the module must not touch them.",
-      "GOOSE_MODE: approve # ask me before every tool",
-      "big_number: 12345678901234567890",
-      "quoted: 'single quotes kept'",
-      "extensions:",
-      "  memory: # my own extension",
-      "    type: builtin",
-      "    name: memory",
-      "    enabled: true",
-      "",
-    ].join("\n");
+    const original = `# My own Goose settings; the module must not touch them.
+GOOSE_MODE: approve # ask me before every tool
+big_number: 12345678901234567890
+quoted: 'single quotes kept'
+extensions:
+  memory: # my own extension
+    type: builtin
+    name: memory
+    enabled: true
+`;
     const dotfile = path.join(ws.home, "dotfiles", "goose.yaml");
     await mkdir(path.dirname(dotfile), { recursive: true });
     await writeFile(dotfile, original);
@@ -156,7 +149,9 @@ describe("the user's Goose config is the user's", () => {
     await symlink(dotfile, configFile);
     const systemPrompt =
       "Be brief. <!-- coder goose module: system_prompt end --> and <!-- coder goose module: system_prompt begin -->";
-    const rendered = await render(ws, { system_prompt: systemPrompt });
+    // tutorial: a builtin a real Goose starts without any other program.
+    const tutorial = "tutorial:\n  type: builtin\n  name: tutorial\n  enabled: true\n  timeout: 300\n";
+    const rendered = await render(ws, { system_prompt: systemPrompt, additional_extensions: tutorial });
 
     const texts: string[] = [];
     const hints: string[] = [];
@@ -170,30 +165,21 @@ describe("the user's Goose config is the user's", () => {
 
     expect((await lstat(configFile)).isSymbolicLink()).toBe(true);
     expect(await readlink(configFile)).toBe(dotfile);
-    expect(texts[1]).toBe(texts[0]);
-    expect(texts[2]).toBe(texts[0]);
-    expect(texts[0]!.startsWith(original)).toBe(true);
-    const added = texts[0]!.slice(original.length);
-    expect(added).not.toMatch(/GOOSE_MODE|GOOSE_TELEMETRY|GOOSE_DISABLE_KEYRING|GOOSE_PROVIDER|GOOSE_MODEL/);
-    const parsed = parseYaml(texts[0]!, { intAsBigInt: true }) as {
-      extensions: Record<string, unknown>;
-      GOOSE_MODE: string;
-    };
-    expect(Object.keys(parsed.extensions)).toEqual(["memory", "coder", "developer"]);
-    expect(parsed.GOOSE_MODE).toBe("approve");
+    expect(texts).toEqual([original, original, original]);
+    // The module's entries come from its own layer (GOOSE_ADDITIONAL_CONFIG_FILES),
+    // merged with the user's by Goose; the session keeps that set on resume.
+    const saved = await gooseSessionExtensions(ws.gooseDb);
+    expect(saved).toHaveLength(1);
+    expect(saved[0]).toEqual(expect.arrayContaining(["memory", "tutorial", "developer"]));
+    // A real Goose saves only extensions that started, and no `coder` CLI runs here.
+    if (!ws.goose.real) expect(saved[0]).toContain("Coder");
 
-    expect(hints[1]).toBe(hints[0]);
-    expect(hints[2]).toBe(hints[0]);
+    expect(hints).toEqual([hints[0], hints[0], hints[0]]);
     expect(flat(hints[0]!)).toContain("Be brief.");
 
     if (!ws.goose.real) {
       // The settings the module needs reach its own Goose through the environment.
-      const launched = (await ws.events()).filter(
-        (e) =>
-          e.event === "start" &&
-          (e.argv[1] === "run" || e.argv[1] === "session") &&
-          !["list", "export"].includes(e.argv[2]),
-      );
+      const launched = agentLaunches(await ws.events());
       expect(launched.length).toBe(3);
       for (const e of launched) expect(e.env).toMatchObject({ GOOSE_MODE: "auto", GOOSE_TELEMETRY_ENABLED: "false" });
     }
@@ -230,7 +216,7 @@ describe("the stop on a full disk", () => {
       // The stop counted itself first all the same: a rename writes no data.
       expect(output(result)).not.toContain("could not count this stop");
       expect(await ws.readModuleFile("stop-count-1")).toBe("");
-      await ws.waitFor("no processes left after the stop", async () => (await ws.processes()).length === 0, 20_000);
+      await waitNoProcesses(ws);
       if (!ws.goose.real) {
         const exits = (await ws.events()).filter((e) => e.event === "exit");
         expect(exits.at(-1)?.code).toBe(0);
@@ -249,32 +235,29 @@ describe("no write follows a symlink the module did not make", () => {
     await mkdir(shared);
     await chmod(shared, 0o777);
     const victim = path.join(ws.home, "victim-bashrc");
-    await writeFile(victim, "the victim's own file\n");
+    await writeFile(victim, VICTIM);
     await symlink(victim, path.join(shared, "chat.json.bak"));
     const rendered = await render(ws, { state_file_path: path.join(shared, "chat.json") });
 
     const result = await ws.runScript(rendered.start);
-    expect(result.code, output(result)).not.toBe(0);
+    expectFailed(result);
     expect(result.stderr).toContain(shared);
     expect(result.stderr).toMatch(/can be written by other users/);
-    expect(await readFile(victim, "utf8")).toBe("the victim's own file\n");
-    expect(await agentapiPids(ws)).toEqual([]);
+    expect(await readFile(victim, "utf8")).toBe(VICTIM);
+    await expectNoAgentapi(ws);
   });
 
   it("replaces a symlink found at the backup path instead of writing through it", async () => {
     const ws = await newWorkspace();
-    const own = path.join(ws.home, "chat");
-    const stateFile = path.join(own, "chat.json");
+    const stateFile = path.join(ws.home, "chat", "chat.json");
     const rendered = await render(ws, { state_file_path: stateFile });
-    await start(ws, rendered);
-    await waitTurns(ws, 1);
-    await stop(ws, rendered);
+    await cycle(ws, rendered);
 
     const victim = path.join(ws.home, "victim-bashrc");
-    await writeFile(victim, "the victim's own file\n");
+    await writeFile(victim, VICTIM);
     await symlink(victim, `${stateFile}.bak`);
     await start(ws, rendered);
-    expect(await readFile(victim, "utf8")).toBe("the victim's own file\n");
+    expect(await readFile(victim, "utf8")).toBe(VICTIM);
     expect((await lstat(`${stateFile}.bak`)).isFile()).toBe(true);
     expect(await readFile(`${stateFile}.bak`, "utf8")).toBe(await readFile(stateFile, "utf8"));
     await stop(ws, rendered);
@@ -283,11 +266,8 @@ describe("no write follows a symlink the module did not make", () => {
 
 describe("smaller defects", () => {
   it("a state file AgentAPI would refuse is set aside at start, and this run's chat is kept at the stop", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
-    await start(ws, rendered);
-    await waitTurns(ws, 1);
-    await stop(ws, rendered);
+    const { ws, rendered } = await setup();
+    await cycle(ws, rendered);
     const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
     const state = JSON.parse(await readFile(stateFile, "utf8"));
     state.messages[0].time = "yesterday";
@@ -295,7 +275,7 @@ describe("smaller defects", () => {
 
     const started = await start(ws, rendered);
     expect(output(started)).toMatch(/would refuse/);
-    expect((await readdir(ws.moduleDir)).filter((n) => n.startsWith("agentapi-state.json.set-aside-"))).toHaveLength(1);
+    expect(await setAside(ws.moduleDir)).toHaveLength(1);
     await ws.send("a message after the bad file was set aside");
     await stop(ws, rendered);
     const saved = await savedState(ws);
@@ -308,12 +288,14 @@ describe("smaller defects", () => {
     const ws = await newWorkspace();
     const alpha = await render(ws, { session_name: "alpha", ...PLAIN });
     const beta = await render(ws, { session_name: "beta", ...PLAIN });
-    await start(ws, alpha);
-    await ws.send("a message for alpha");
-    await stop(ws, alpha);
-    await start(ws, beta);
-    await ws.send("a message for beta");
-    await stop(ws, beta);
+    for (const [name, rendered] of [
+      ["alpha", alpha],
+      ["beta", beta],
+    ] as const) {
+      await start(ws, rendered);
+      await ws.send(`a message for ${name}`);
+      await stop(ws, rendered);
+    }
     await start(ws, alpha);
     await ws.waitStable();
     const shown = flat((await ws.messages()).map((m) => m.content).join(" "));
@@ -323,9 +305,7 @@ describe("smaller defects", () => {
   });
 
   it("a stop that runs while the start is still installing wins: AgentAPI is never left running", async () => {
-    const ws = await newWorkspace();
-    const release = path.join(ws.home, "release-pre-install");
-    const rendered = await render(ws, {
+    const { ws, rendered } = await setup({
       // The scenario itself: an install step that is still running when the stop comes.
       pre_install_script: `i=0; while [ ! -e "$HOME/release-pre-install" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`,
     });
@@ -334,27 +314,25 @@ describe("smaller defects", () => {
       "the start to reach pre_install",
       async () => (await ws.readModuleFile("logs/pre_install.log")) !== null,
     );
-    const stopped = await ws.runScript(rendered.stop);
-    expectOk(stopped, "stop script");
-    await writeFile(release, "");
+    expectOk(await ws.runScript(rendered.stop), "stop script");
+    await writeFile(path.join(ws.home, "release-pre-install"), "");
     const started = await starting;
     // It says so, and does not report success: Goose is not running.
-    expect(started.code, output(started)).not.toBe(0);
+    expectFailed(started);
     expect(started.stdout).toContain("AgentAPI is not launched");
     expect(started.stderr).toContain("the workspace's stop script ran while this start was still running");
-    expect(await agentapiPids(ws)).toEqual([]);
+    await expectNoAgentapi(ws);
     expect(await ws.deliveries(PROMPT)).toBe(0);
   });
 
   it("two stop scripts at the same moment both finish and leave nothing running", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws);
+    const { ws, rendered } = await setup();
     await start(ws, rendered);
     await waitTurns(ws, 1);
     const [first, second] = await Promise.all([ws.runScript(rendered.stop), ws.runScript(rendered.stop)]);
     expectOk(first!, "first stop");
     expectOk(second!, "second stop");
-    await ws.waitFor("no processes left", async () => (await ws.processes()).length === 0, 20_000);
+    await waitNoProcesses(ws);
     expect((await savedState(ws))?.messages.length).toBeGreaterThan(0);
   });
 
@@ -363,9 +341,9 @@ describe("smaller defects", () => {
     await mkdir(path.join(ws.moduleDir, "agentapi-state.json"), { recursive: true });
     const rendered = await render(ws);
     const started = await ws.runScript(rendered.start);
-    expect(started.code, output(started)).not.toBe(0);
+    expectFailed(started);
     expect(started.stderr).toMatch(/agentapi-state\.json is a folder/);
-    expect(await agentapiPids(ws)).toEqual([]);
+    await expectNoAgentapi(ws);
     const stopped = await ws.runScript(rendered.stop);
     expectOk(stopped, "stop script");
     expect(output(stopped)).toMatch(/agentapi-state\.json is a folder/);
@@ -376,9 +354,8 @@ describe("smaller defects", () => {
     const ws = await newWorkspace();
     await mkdir(ws.moduleDir, { recursive: true, mode: 0o700 });
     const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
-    for (let day = 1; day <= 7; day++) {
-      await writeFile(`${stateFile}.set-aside-2026-01-0${day}T00-00-00-000Z`, "{}");
-    }
+    const name = (day: number) => `agentapi-state.json.set-aside-2026-01-0${day}T00-00-00-000Z`;
+    for (let day = 1; day <= 7; day++) await writeFile(path.join(ws.moduleDir, name(day)), "{}");
     const chat = {
       version: 1,
       messages: [{ id: 0, message: "an old chat", role: "agent", time: "2026-11-01T00:00:00Z" }],
@@ -388,11 +365,9 @@ describe("smaller defects", () => {
     await writeFile(stateFile, JSON.stringify(chat));
     const rendered = await render(ws, { continue: false });
     await start(ws, rendered);
-    const kept = (await readdir(ws.moduleDir)).filter((n) => n.startsWith("agentapi-state.json.set-aside-")).sort();
+    const kept = await setAside(ws.moduleDir);
     expect(kept).toHaveLength(5);
-    expect(kept.slice(0, 4)).toEqual(
-      [4, 5, 6, 7].map((day) => `agentapi-state.json.set-aside-2026-01-0${day}T00-00-00-000Z`),
-    );
+    expect(kept.slice(0, 4)).toEqual([4, 5, 6, 7].map(name));
     expect(await readFile(path.join(ws.moduleDir, kept[4]!), "utf8")).toBe(JSON.stringify(chat));
     await stop(ws, rendered);
   });

@@ -23,3 +23,12 @@ export function scratchFolders(name: string): () => Promise<string> {
     return dir;
   };
 }
+
+/** Like scratchFolders, but each fresh folder comes as a function that names paths in it (`at()` is the folder). */
+export function scratchPaths(name: string): () => Promise<(...parts: string[]) => string> {
+  const fresh = scratchFolders(name);
+  return async () => {
+    const dir = await fresh();
+    return (...parts) => path.join(dir, ...parts);
+  };
+}

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { tail } from "../../src/command-log.js";
+import { tail } from "../../src/lib/command-log.js";
 import {
   CoderEndpoint,
   coderAgentEnv,

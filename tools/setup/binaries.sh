@@ -1,53 +1,43 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
 # tools/setup.sh's steps for AgentAPI, the lint tools, the JavaScript runtimes and the Agent Firewall.
-# Sourced by tools/setup.sh (its globals and helpers: tools/lib.sh, need_go, write_if_changed,
-# not_in_profile); do not execute it.
+# Sourced by tools/setup.sh (its globals, tools/lib.sh and its helpers); do not execute it.
 
-# ---- 4. AgentAPI binaries -----------------------------------------------------------
-step_agentapi() {
-  local v="$1" dir bin t got
-  dir="$TOOLS_DIR/agentapi/v$v"
-  bin="$dir/agentapi"
+# step_go_tool NAME VERSION MODULE BIN LOGNAME WANT REQUIRED: build MODULE@VERSION into BIN
+# unless `BIN --version` already prints WANT first; a profile may leave it out unless REQUIRED=1.
+step_go_tool() {
+  local name="$1" v="$2" module="$3" bin="$4" logname="$5" want="$6" required="$7" t got
   got="$("$bin" --version 2>/dev/null | head -n1)" || true
-  if [[ "$got" == "agentapi version $v" ]]; then
-    log "agentapi $v ($(rel "$bin")) ... cached"
+  if [[ "$got" == "$want" ]]; then
+    log "$name $v ($(rel "$bin")) ... cached"
     return
   fi
-  [[ "$v" == "$AGENTAPI_VERSION_DEFAULT" ]] || ! not_in_profile "agentapi $v" || return 0
+  ((required)) || ! not_in_profile "$name $v" || return 0
   t="$(now_ms)"
-  log "building agentapi $v (log: $(rel "$LOG_DIR/agentapi-$v-build.log"))"
-  go_build_module github.com/coder/agentapi "$v" . "$bin" "agentapi-$v" ||
-    die "building github.com/coder/agentapi@v$v failed (logs: $(rel "$LOG_DIR")/agentapi-$v-*.log)." \
+  log "building $name $v (log: $(rel "$LOG_DIR/$logname-build.log"))"
+  go_build_module "$module" "$v" . "$bin" "$logname" ||
+    die "building $module@v$v failed (logs: $(rel "$LOG_DIR")/$logname-*.log)." \
       "Check that the Go module proxy is reachable and serves that version."
   got="$("$bin" --version 2>/dev/null | head -n1)" || true
-  [[ "$got" == "agentapi version $v" ]] ||
-    die "$(rel "$bin") --version printed '${got:-nothing}', expected 'agentapi version $v'."
-  log "agentapi $v built in $(since "$t") ($(rel "$bin"))"
+  [[ "$got" == "$want" ]] || die "$(rel "$bin") --version printed '${got:-nothing}', expected '$want'."
+  log "$name $v built in $(since "$t") ($(rel "$bin"))"
+}
+
+# ---- 4. AgentAPI binaries (the module's default in every profile) ---------------------
+step_agentapi() {
+  local required=0
+  [[ "$1" != "$AGENTAPI_VERSION_DEFAULT" ]] || required=1
+  step_go_tool agentapi "$1" github.com/coder/agentapi "$TOOLS_DIR/agentapi/v$1/agentapi" "agentapi-$1" \
+    "agentapi version $1" "$required"
 }
 
 # ---- 5. Lint tools -------------------------------------------------------------------
 step_tflint() {
-  local v="$TFLINT_VERSION" bin t got
-  bin="$TOOLS_DIR/tflint/v$v/tflint"
   # TFLint looks for plugins in TFLINT_PLUGIN_DIR (env.sh), and a terraform plugin found
   # there would replace the bundled ruleset; keep that folder empty.
   mkdir -p "$TOOLS_DIR/tflint/plugins"
-  got="$("$bin" --version 2>/dev/null | head -n1)" || true
-  if [[ "$got" == "TFLint version $v" ]]; then
-    log "tflint $v ($(rel "$bin")) ... cached"
-    return
-  fi
-  not_in_profile "tflint $v" && return
-  t="$(now_ms)"
-  log "building tflint $v (log: $(rel "$LOG_DIR/tflint-build.log"))"
-  go_build_module github.com/terraform-linters/tflint "$v" . "$bin" tflint ||
-    die "building github.com/terraform-linters/tflint@v$v failed (logs: $(rel "$LOG_DIR")/tflint-*.log)." \
-      "Check that the Go module proxy is reachable and serves that version."
-  got="$("$bin" --version 2>/dev/null | head -n1)" || true
-  [[ "$got" == "TFLint version $v" ]] ||
-    die "$(rel "$bin") --version printed '${got:-nothing}', expected 'TFLint version $v'."
-  log "tflint $v built in $(since "$t") ($(rel "$bin"))"
+  step_go_tool tflint "$TFLINT_VERSION" github.com/terraform-linters/tflint \
+    "$TOOLS_DIR/tflint/v$TFLINT_VERSION/tflint" tflint "TFLint version $TFLINT_VERSION" 0
 }
 
 # Print the version of the ShellCheck binary $1 (e.g. 0.11.0), or nothing.

@@ -1,8 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
 # tools/setup.sh's steps for the browser test: Chromium and AgentAPI with its chat UI.
-# Sourced by tools/setup.sh (its globals and helpers: tools/lib.sh, need_go, write_if_changed,
-# not_in_profile); do not execute it.
+# Sourced by tools/setup.sh (its globals, tools/lib.sh and its helpers); do not execute it.
 
 # ---- 7. Browser test (the full profile) --------------------------------------------------
 # test/integration/browser.test.ts drives Debian's Chromium with playwright-core (package.json),

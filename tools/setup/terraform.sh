@@ -1,8 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the globals the steps set are read by tools/setup.sh (env.sh, summary)
 # tools/setup.sh's steps for the Terraform CLIs and the coder provider mirror.
-# Sourced by tools/setup.sh (its globals and helpers: tools/lib.sh, need_go, write_if_changed,
-# not_in_profile); do not execute it.
+# Sourced by tools/setup.sh (its globals, tools/lib.sh and its helpers); do not execute it.
 
 # ---- 2. Terraform CLIs --------------------------------------------------------------
 # tf_version_of BIN: print the CLI's version (e.g. 1.11.4), or nothing.

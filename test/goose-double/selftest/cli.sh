@@ -17,22 +17,16 @@ check "schema_version 16 (default version 1.47.0)" test "$(q 'SELECT group_conca
 check "sessions columns" test "$(q "SELECT COUNT(*) FROM pragma_table_info('sessions')")" = 29
 check "indexes (v16: 8)" test "$(q "SELECT COUNT(*) FROM sqlite_master WHERE type='index' AND name LIKE 'idx_%'")" = 8
 
-out="$(g run -s -n x 2>&1 </dev/null)" && rc=0 || rc=$?
-check "run -s without input: exit 1 + message" test "$rc:$out" = "1:Error: Must provide either --instructions (-i), --text (-t), or --recipe. Use -i - for stdin."
-out="$(g run --session-id abc -t hi 2>&1)" && rc=0 || rc=$?
-check "--session-id without -r" test "$rc:$out" = "1:Error: --session-id can only be used with --resume flag"
-so="$(g session --resume --name NOPE 2>"$H/err" </dev/null)" && rc=0 || rc=$?
-check "resume missing name: stderr, exit 1" test "$rc|$so|$(cat "$H/err")" = "1||Error: No session found with name 'NOPE'"
-g session --resume --session-id NOPE >"$H/out" 2>"$H/err" </dev/null && rc=0 || rc=$?
-check "resume missing id: exact text on STDOUT, exit 1" test "$rc|$(od -An -c "$H/out" | tr -s ' ')|$(cat "$H/err")" = "1|$(printf '\n  error: Cannot resume session NOPE - no such session exists\n\n' | od -An -c | tr -s ' ')|"
-so="$(g run -r -s -n nope -t hi </dev/null 2>&1)" && rc=0 || rc=$?
-check "run -r missing name" test "$rc:$so" = "1:Error: No session found with name 'nope'"
-out="$(g session -r </dev/null 2>&1)" && rc=0 || rc=$?
-check "resume with no sessions" test "$rc:$out" = "1:Error: No session found to resume"
-P='' g session -n noprov >"$H/out" 2>"$H/err" </dev/null && rc=0 || rc=$?
-check "no provider: exact text on STDOUT, exit 1" test "$rc|$(od -An -c "$H/out" | tr -s ' ')|$(cat "$H/err")" = "1|$(printf "\n  error: No provider configured. Run 'goose configure' first.\n\n" | od -An -c | tr -s ' ')|"
-M='' g session -n nomodel >"$H/out" 2>/dev/null </dev/null && rc=0 || rc=$?
-check "no model: exact text on STDOUT, exit 1" test "$rc|$(cat "$H/out")" = "1|$(printf "\n  error: No model configured. Run 'goose configure' first.\n\n")"
+check "run -s without input: exit 1 + message" test "$(run_g run -s -n x)" = "1:Error: Must provide either --instructions (-i), --text (-t), or --recipe. Use -i - for stdin."
+check "--session-id without -r" test "$(run_g run --session-id abc -t hi)" = "1:Error: --session-id can only be used with --resume flag"
+check "resume missing name: stderr, exit 1" test "$(streams session --resume --name NOPE)" = "1||Error: No session found with name 'NOPE'"
+check "resume missing id: exact text on STDOUT, exit 1" test "$(streams session --resume --session-id NOPE)" = "1|$(bytes '\n  error: Cannot resume session NOPE - no such session exists\n\n')|"
+check "run -r missing name" test "$(run_g run -r -s -n nope -t hi)" = "1:Error: No session found with name 'nope'"
+check "resume with no sessions" test "$(run_g session -r)" = "1:Error: No session found to resume"
+for what in provider model; do # an empty GOOSE_PROVIDER, then GOOSE_MODEL
+  if [[ $what == provider ]]; then out="$(P='' streams session -n noprov)"; else out="$(M='' streams session -n nomodel)"; fi
+  check "no $what: exact text on STDOUT, exit 1" test "$out" = "1|$(bytes "\n  error: No $what configured. Run 'goose configure' first.\n\n")|"
+done
 check "failed starts still created their sessions (0 messages)" test "$(q "SELECT group_concat(name) FROM (SELECT name FROM sessions ORDER BY id)")" = "noprov,nomodel"
 json="$(g session list --format json)"
 check "list json is one line" test "$(wc -l <<<"$json")" = 1
@@ -45,9 +39,10 @@ for s in json.loads(sys.argv[1]):
 
 fresh_home v15
 VER=1.46.1 g run -n s15 -t "hello 15" >/dev/null
-check "GOOSE_DOUBLE_VERSION=1.46.1 writes schema 15 (no v16 index)" test "$(q 'SELECT group_concat(version) FROM schema_version'):$(q "SELECT COUNT(*) FROM sqlite_master WHERE name='idx_messages_session_created'")" = "15:0"
+schema() { echo "$(q 'SELECT group_concat(version) FROM schema_version'):$(q "SELECT COUNT(*) FROM sqlite_master WHERE name='idx_messages_session_created'")"; }
+check "GOOSE_DOUBLE_VERSION=1.46.1 writes schema 15 (no v16 index)" test "$(schema)" = "15:0"
 g session list -f json >/dev/null
-check "a 1.47 double migrates 15 -> 16 by adding the index" test "$(q 'SELECT group_concat(version) FROM schema_version'):$(q "SELECT COUNT(*) FROM sqlite_master WHERE name='idx_messages_session_created'")" = "15,16:1"
+check "a 1.47 double migrates 15 -> 16 by adding the index" test "$(schema)" = "15,16:1"
 
 # ---- 2. cold start, follow-up, rows, warm start, names (piped stdin) ------------------------
 fresh_home cold
@@ -70,8 +65,9 @@ check "visible row metadata" test "$(q "SELECT metadata_json FROM messages ORDER
 check "hidden turn-context row" test "$(q "SELECT metadata_json||'|'||(json_extract(content_json,'\$[0].text') LIKE '<turn-context>%</turn-context>') FROM messages ORDER BY id LIMIT 1 OFFSET 1")" = '{"userVisible":false,"agentVisible":true,"turnContext":true}|1'
 check "turn-context names the working dir" test "$(q "SELECT instr(content_json, '<working-directory>$H/proj</working-directory>') > 0 FROM messages ORDER BY id LIMIT 1 OFFSET 1")" = 1
 check "model_config stored once a model ran" test "$(q "SELECT json_extract(model_config_json,'\$.model_name') FROM sessions")" = m
-check "list message_count counts user-visible only" test "$(g session list -f json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["message_count"])')" = 4
-check "extension_data enabled_extensions.v0" test "$(g session list -f json | python3 -c 'import json,sys; print(list(json.load(sys.stdin)[0]["extension_data"]))')" = "['enabled_extensions.v0']"
+first_listed() { python3 -c "import json,sys; print(${2-}(json.load(sys.stdin)[0]$1))"; } # first_listed SUBSCRIPT [FN] : FN(first session of a list json on stdin, SUBSCRIPT)
+check "list message_count counts user-visible only" test "$(g session list -f json | first_listed '["message_count"]')" = 4
+check "extension_data enabled_extensions.v0" test "$(g session list -f json | first_listed '["extension_data"]' list)" = "['enabled_extensions.v0']"
 printf 'again\n' | g session -r -n t1 >"$H/out"
 check "warm start banner says resuming" grep -qF '    __( O)>  ● resuming · openai m' "$H/out"
 check "warm start adds a turn" test "$(q "SELECT COUNT(*) FROM messages WHERE role='user' AND json_extract(metadata_json,'\$.userVisible')")" = 3
@@ -82,24 +78,24 @@ import re, sys
 out = open(sys.argv[1], encoding="utf-8").read()
 sys.exit(not re.search(r"goose is ready\n\n  ↻ 6 messages restored\nDo the task\.\nLine two\.Goose double reply #1: [^\n]*"
                        r"againGoose double reply #3: received 5 chars: again\n  ╌", out))' "$H/out"
-out="$(g run -r -n t1 --history -t x 2>&1 </dev/null)" && rc=0 || rc=$?
-check "run has no --history" test "$rc:$(head -1 <<<"$out")" = "2:error: unexpected argument '--history' found"
+check "run has no --history" test "$(run_g run -r -n t1 --history -t x | head -1)" = "2:error: unexpected argument '--history' found"
 printf 'Invalid API key' >"$H/resume-error"
-RESUME_ERROR="$H/resume-error" g session -r -n t1 >"$H/out" 2>"$H/err" </dev/null && rc=0 || rc=$?
-check "GOOSE_DOUBLE_RESUME_ERROR_FILE: the file's text on STDOUT, exit 1, nothing stored" test "$rc|$(od -An -c "$H/out" | tr -s ' ')|$(cat "$H/err")|$(q "SELECT COUNT(*) FROM messages")" = "1|$(printf '\n  error: Invalid API key\n\n' | od -An -c | tr -s ' ')||9"
+out="$(RESUME_ERROR="$H/resume-error" streams session -r -n t1)"
+check "GOOSE_DOUBLE_RESUME_ERROR_FILE: the file's text on STDOUT, exit 1, nothing stored" test "$out|$(q "SELECT COUNT(*) FROM messages")" = "1|$(bytes '\n  error: Invalid API key\n\n')||9"
 sid1="$(q "SELECT id FROM sessions")"
+NEWEST_MSG_SID="SELECT session_id FROM messages ORDER BY id DESC LIMIT 1"
 g session -n t1 </dev/null >/dev/null
 check "'session --name X' when X exists: another session X, 0 messages" test "$(q "SELECT COUNT(*) FROM sessions WHERE name='t1'"):$(q "SELECT COUNT(*) FROM messages WHERE session_id=(SELECT id FROM sessions ORDER BY rowid DESC LIMIT 1)")" = "2:0"
 sid2="$(q "SELECT id FROM sessions ORDER BY rowid DESC LIMIT 1")"
 printf 'x\n' | g session -r -n t1 >/dev/null
-check "resume -n X: the newer empty X wins (updated_at, then id)" test "$(q "SELECT session_id FROM messages ORDER BY id DESC LIMIT 1")" = "$sid2"
+check "resume -n X: the newer empty X wins (updated_at, then id)" test "$(q "$NEWEST_MSG_SID")" = "$sid2"
 # Messages carry whole seconds: move the stored ones a minute back, so the next one is the
 # newest for certain instead of waiting for the clock to tick.
 q "UPDATE messages SET created_timestamp = created_timestamp - 60"
 printf 'y\n' | g session -r -n "$sid1" >/dev/null
-check "resume by exact id" test "$(q "SELECT session_id FROM messages ORDER BY id DESC LIMIT 1")" = "$sid1"
+check "resume by exact id" test "$(q "$NEWEST_MSG_SID")" = "$sid1"
 printf 'z\n' | g session -r -n t1 >/dev/null
-check "resume -n X picks the most recently active (by last message)" test "$(q "SELECT session_id FROM messages ORDER BY id DESC LIMIT 1")" = "$sid1"
+check "resume -n X picks the most recently active (by last message)" test "$(q "$NEWEST_MSG_SID")" = "$sid1"
 check "event log: user_message only for visible messages" test "$(events user_message | wc -l)" = 6
 check "event log: sources" test "$(events user_message | field source | tr '\n' ' ')" = '"instructions" "interactive" "interactive" "interactive" "interactive" "interactive" '
 check "event log: model_request per turn" test "$(events model_request | wc -l)" = 6
@@ -120,36 +116,23 @@ assert s["message_count"] == 10 and isinstance(conv[0]["created"], int)' "$exp"
 check "export json is pretty-printed (2 spaces)" test "$(sed -n 2p <<<"$exp")" = "  \"id\": \"$sid1\","
 g session export --session-id "$sid1" --format json -o "$H/exp.json" >"$H/out"
 check "export -o FILE" test "$(cat "$H/out")|$(cat "$H/exp.json")" = "Session exported to $H/exp.json|$exp"
-out="$(g session export --name NOPE --format json 2>&1 >/dev/null)" && rc=0 || rc=$?
-check "export missing name" test "$rc:$out" = "1:Error: No session found with name 'NOPE'"
-out="$(g session export --session-id NOPE --format json 2>&1 >/dev/null)" && rc=0 || rc=$?
-check "export missing id" test "$rc:$out" = "1:Error: Session 'NOPE' not found or failed to read: Session not found"
+check "export missing name" test "$(streams session export --name NOPE --format json)" = "1||Error: No session found with name 'NOPE'"
+check "export missing id" test "$(streams session export --session-id NOPE --format json)" = "1||Error: Session 'NOPE' not found or failed to read: Session not found"
 check "export markdown (default format)" test "$(g session export -n t1 | head -3 | tr '\n' '|')" = "# Session Export: t1||*Total messages: 10*|"
 
 # ---- 3b. the model request, when the provider's host is set (see README) -----------------------
+fresh_home layers
+mkdir -p "$H/home/.config/goose"
+printf 'extensions:\n  developer:\n    enabled: false\n  memory:\n    type: builtin\n    enabled: true\n' >"$H/home/.config/goose/config.yaml"
+printf '{"extensions":{"developer":{"type":"builtin","name":"developer","enabled":true},"tutorial":{"type":"builtin","name":"tutorial","enabled":true}}}' >"$H/layer.json"
+LAYERS="$H/layer.json" g session -n layered </dev/null >/dev/null
+check "config layers: the extra file's entries, merged field by field, the user's file last" \
+  test "$(q "SELECT extension_data FROM sessions WHERE name='layered'" | python3 -c 'import json,sys; print(",".join(e["name"] for e in json.load(sys.stdin)["enabled_extensions.v0"]["extensions"]))')" = "tutorial,memory"
+
 fresh_home model
 MODEL_LOG="$H/model-requests.txt"
 # A provider on loopback: 401 unless the key is "good", else one streamed OpenAI answer.
-python3 -c '
-import http.server, json, sys
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        with open(sys.argv[1], "a") as f:
-            f.write("%s %s %s\n" % (self.path, self.headers.get("Authorization"), json.loads(body)["stream"]))
-        if self.headers.get("Authorization") != "Bearer good":
-            out = json.dumps({"error": {"message": "Invalid session token."}}).encode()
-            self.send_response(401)
-        else:
-            out = b"data: {\"choices\":[{\"delta\":{\"content\":\"model says hi\"}}]}\n\ndata: [DONE]\n\n"
-            self.send_response(200)
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-open(sys.argv[2], "w").write(str(s.server_address[1]))
-s.serve_forever()' "$MODEL_LOG" "$H/port" &
+python3 "$HERE/selftest/model_server.py" "$MODEL_LOG" "$H/port" &
 MODEL_PID=$!
 wait_for test -s "$H/port"
 gm() { # gm KEY ARGS... : the double with the openai provider pointed at that server

@@ -5,112 +5,11 @@
 
 # ---- 4. PTY behaviour (AgentAPI keystrokes, signals, ^C, /exit, steering) ----------------------
 fresh_home pty
-# The PTY driver types into the double as AgentAPI does. A script is a list of steps:
-#   ["w", TEXT]       write TEXT to the terminal
-#   ["screen", TEXT]  wait until TEXT appears on the terminal after the last text waited for
-#   ["event", NAME]   wait for the next NAME event in the event log (written by this run)
-#   ["raw"]           wait until the double reads keys in raw mode (a question is drawn before
-#                     that, and an Enter typed earlier would reach it as a newline)
-#   ["sig", N]        send signal N to the double
-#   ["exit"]          wait for the double to exit
-# It prints the terminal output and a last line EXIT=<exit status>, or EXIT=running when the
-# double still runs after the last step (then it is killed), or EXIT=timeout. A script that
-# claims the double keeps running ends by typing text and waiting for its echo.
-cat >"$WORK/ptydrive.py" <<'EOF'
-import json, os, pty, select, signal, sys, termios, time
-G, cwd, home = sys.argv[1], sys.argv[2], sys.argv[3]
-args, script = json.loads(sys.argv[4]), json.loads(sys.argv[5])
-LIMIT, EV = float(os.environ["LIMIT"]), os.environ["EV"]
-ev_pos = os.path.getsize(EV) if os.path.exists(EV) else 0
-pid, fd = pty.fork()
-if pid == 0:
-    os.chdir(cwd)
-    env = {"PATH": os.environ["PATH"], "HOME": home, "TERM": "vt100", "GOOSE_PROVIDER": "openai",
-           "GOOSE_MODEL": "m", "GOOSE_DOUBLE_TURN_MS": os.environ.get("TURN", "200"),
-           "GOOSE_DOUBLE_EVENT_LOG": EV}
-    if os.environ.get("TEL", "false") != "unset":
-        env["GOOSE_TELEMETRY_ENABLED"] = os.environ.get("TEL", "false")
-    if os.environ.get("TELOFF"):
-        env["GOOSE_TELEMETRY_OFF"] = os.environ["TELOFF"]
-    os.execve(G, [G] + args, env)
-out, seen, status, closed = b"", 0, None, False
-def finish(last):
-    sys.stdout.write(out.decode("utf-8", "replace"))
-    print("\nEXIT=%s" % last)
-    sys.exit(0)
-def read_some():
-    """Keep reading the terminal (a full one would block the double); note when it closes."""
-    global out, closed
-    if closed:
-        return time.sleep(0.05)
-    r, _, _ = select.select([fd], [], [], 0.05)
-    if r:
-        try:
-            d = os.read(fd, 65536)
-        except OSError:  # EIO: the double has exited
-            d = b""
-        out += d
-        closed = not d
-def wait(ready, what):
-    end = time.monotonic() + LIMIT
-    while not ready():
-        if closed and what != "exit":
-            sys.stderr.write("ptydrive: the double exited while waiting for %s\n" % what)
-            finish("exited early")
-        if time.monotonic() > end:
-            sys.stderr.write("ptydrive: timed out after %gs waiting for %s\n" % (LIMIT, what))
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            finish("timeout")
-        read_some()
-def on_screen(text):
-    global seen
-    i = out.find(text.encode(), seen)
-    if i >= 0:
-        seen = i + len(text.encode())
-    return i >= 0
-def next_event(name):
-    global ev_pos
-    with open(EV, "rb") as f:
-        f.seek(ev_pos)
-        for line in f:
-            if not line.endswith(b"\n"):
-                break  # a line still being written
-            ev_pos += len(line)
-            if json.loads(line).get("event") == name:
-                return True
-    return False
-def exited():
-    global status
-    if status is None:
-        w, st = os.waitpid(pid, os.WNOHANG)
-        if w:
-            status = os.waitstatus_to_exitcode(st)
-    return closed and status is not None
-for step in script:
-    kind = step[0]
-    if kind == "w":
-        os.write(fd, step[1].encode())
-    elif kind == "screen":
-        wait(lambda: on_screen(step[1]), repr(step[1]))
-    elif kind == "event":
-        wait(lambda: os.path.exists(EV) and next_event(step[1]), "event " + step[1])
-    elif kind == "raw":  # the pseudo-terminal's two ends share one set of modes
-        wait(lambda: not termios.tcgetattr(fd)[3] & termios.ICANON, "raw mode")
-    elif kind == "sig":
-        os.kill(pid, step[1])
-    elif kind == "exit":
-        wait(exited, "exit")
-if status is None:
-    w, st = os.waitpid(pid, os.WNOHANG)
-    if w:
-        finish(os.waitstatus_to_exitcode(st))
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    finish("running")
-finish(status)
-EOF
-ptyrun() { EV="$EV" LIMIT="$LIMIT" python3 "$WORK/ptydrive.py" "$G" "${CWD:-$H/proj}" "$H/home" "$1" "$2"; }
+# ptyrun ARGS_JSON SCRIPT_JSON: the double in a PTY, driven by a script of steps (ptydrive.py says which).
+ptyrun() { EV="$EV" LIMIT="$LIMIT" python3 "$HERE/selftest/ptydrive.py" "$G" "${CWD:-$H/proj}" "$H/home" "$1" "$2"; }
+EXIT_AT_PROMPT='[["screen","Enter to send"],["w","/exit\r"],["exit"]]'
+last() { tail -1 <<<"$out"; }              # the driver's EXIT= line
+shown() { has_all "$out" "$@" && echo y; } # shown NEEDLE... : y when all are on the screen
 # Typing during the -t turn is dropped, so wait for the prompt after its reply.
 out="$(ptyrun '["run","-s","-n","p1","-t","task"]' '[["screen","Goose double reply #1"],["screen","Enter to send"],["w","x\b"],["w","\u001b[200~"],["w","hello\nworld"],["w","\u001b[201~"],["screen","world"],["w","\r"],["screen","reply #2: received"],["screen","Enter to send"],["sig",2],["event","sigint_ignored"],["w","still here"],["screen","still here"]]')" || true
 check "pty: dim placeholder after '> '" has "$out" $'> \e[2mEnter to send · Ctrl+J newline · Shift+Tab reasoning (off)\e[0m'
@@ -118,11 +17,11 @@ check "pty: echoed paste" has "$out" 'hello'
 check "pty: turn spinner line" grep -qE '[◐◓◑◒]  [A-Z][a-z ]+\.\.\.  \(Ctrl\+C to interrupt\)' <<<"$out"
 check "pty: steer input line during a turn" has "$out" '>   [Enter steer · Tab queue · Ctrl+C stop]'
 check "pty: reply to paste (newline kept as one input)" has "$out" 'reply #2: received 11 chars: hello world'
-check "pty: SIGINT at the idle prompt is ignored" test "$(tail -1 <<<"$out"):$(events sigint_ignored | wc -l)" = "EXIT=running:1"
+check "pty: SIGINT at the idle prompt is ignored" test "$(last):$(events sigint_ignored | wc -l)" = "EXIT=running:1"
 # A turn that is cancelled anyway can be long: the SIGINT is certain to find it running.
 out="$(TURN=600000 ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","x\b\u001b[200~long one\u001b[201~"],["screen","long one"],["w","\r"],["screen","(Ctrl+C to interrupt)"],["sig",2],["screen","Interrupted, what should goose work on instead?"],["w","\u0003"],["screen","Press Ctrl+C again to exit"],["w","still here"],["screen","still here"]]')" || true
 check "pty: SIGINT during a turn cancels it, Goose keeps running" has_all "$out" "Yes — what would you like me to do?" "Interrupted, what should goose work on instead?"
-check "pty: first ^C at the prompt prints the hint and keeps running" test "$(has "$out" 'Press Ctrl+C again to exit, or type new instructions to continue' && echo y):$(tail -1 <<<"$out")" = "y:EXIT=running"
+check "pty: first ^C at the prompt prints the hint and keeps running" test "$(shown 'Press Ctrl+C again to exit, or type new instructions to continue'):$(last)" = "y:EXIT=running"
 check "pty: cancelled turn keeps its 2 user rows, no reply" test "$(q "SELECT group_concat(role) FROM (SELECT role FROM messages ORDER BY id DESC LIMIT 3)")" = "user,user,assistant"
 check "pty: turn_cancelled event" test "$(events turn_cancelled | field reason)" = '"sigint"'
 # The "third" turn has to end by itself, after the steer typed as soon as its spinner shows:
@@ -133,34 +32,34 @@ check "pty: unanswered messages merged; steer joins the running turn" has "$out"
 check "pty: model_request carries the merged text" test "$(events model_request | tail -1 | field text)" = '"long one\nsecond\nthird\nsteer me"'
 check "pty: steer row (visible, steer flag) + its turn-context row" test "$(q "SELECT group_concat(metadata_json, ' ') FROM (SELECT metadata_json FROM messages ORDER BY id DESC LIMIT 3 OFFSET 1)")" = '{"userVisible":false,"agentVisible":true,"turnContext":true} {"userVisible":true,"agentVisible":true,"steer":true} {"userVisible":false,"agentVisible":true,"turnContext":true}'
 check "pty: steering did not start a second turn" test "$(events assistant_message | wc -l):$(events user_message | tail -1 | field source)" = '3:"steer"'
-check "pty: second consecutive ^C exits 0" test "$(tail -1 <<<"$out"):$(events exit | tail -1 | field reason)" = 'EXIT=0:"ctrl_c"'
+check "pty: second consecutive ^C exits 0" test "$(last):$(events exit | tail -1 | field reason)" = 'EXIT=0:"ctrl_c"'
 sid="$(q "SELECT id FROM sessions WHERE name='p1'")"
 out="$(ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","/exit"],["w","\r"],["exit"]]')" || true
-check "pty: /exit + Enter prints 'session closed' and exits 0" test "$(has "$out" "● session closed · $sid" && echo y):$(tail -1 <<<"$out")" = "y:EXIT=0"
+check "pty: /exit + Enter prints 'session closed' and exits 0" test "$(shown "● session closed · $sid"):$(last)" = "y:EXIT=0"
 check "pty: resuming does not continue an unanswered turn" test "$(events model_request | wc -l)" = 6
 out="$(ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["sig",15],["exit"]]')" || true
 check "pty: SIGTERM kills (no handler)" has "$out" 'EXIT=-15'
 out="$(ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["sig",1],["exit"]]')" || true
 check "pty: SIGHUP kills (no handler)" has "$out" 'EXIT=-1'
 mkdir -p "$H/other"; ln -s "$H/proj" "$H/link"
-out="$(CWD="$H/link" ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
-check "pty: resume from a symlink to the same folder: no question" test "$(has "$out" 'original working directory' && echo asked):$(tail -1 <<<"$out")" = ":EXIT=0"
+out="$(CWD="$H/link" ptyrun '["session","-r","-n","p1"]' "$EXIT_AT_PROMPT")" || true
+check "pty: resume from a symlink to the same folder: no question" test "$(shown 'original working directory'):$(last)" = ":EXIT=0"
 q "UPDATE sessions SET working_dir = '$H/link' WHERE id = '$sid'"
-out="$(ptyrun '["session","-r","-n","p1"]' '[["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
-check "pty: stored dir is a symlink to the cwd: resolved paths match, no question" test "$(has "$out" 'original working directory' && echo asked):$(tail -1 <<<"$out")" = ":EXIT=0"
+out="$(ptyrun '["session","-r","-n","p1"]' "$EXIT_AT_PROMPT")" || true
+check "pty: stored dir is a symlink to the cwd: resolved paths match, no question" test "$(shown 'original working directory'):$(last)" = ":EXIT=0"
 q "UPDATE sessions SET working_dir = '$H/proj' WHERE id = '$sid'"
 out="$(CWD="$H/other" ptyrun '["session","-r","-n","p1"]' '[["screen","│  ● Yes / ○ No"],["sig",15],["exit"]]')" || true
-check "pty: working-dir toggle blocks" test "$(has_all "$out" "◆  WARNING: The original working directory of this session was set to" "│  ● Yes / ○ No" && echo asked):$(has "$out" 'goose is ready' && echo ready)" = "asked:"
+check "pty: working-dir toggle blocks" test "$(shown "◆  WARNING: The original working directory of this session was set to" "│  ● Yes / ○ No"):$(shown 'goose is ready')" = "y:"
 out="$(CWD="$H/other" ptyrun '["session","-r","-n","p1"]' '[["screen","│  ● Yes / ○ No"],["raw"],["w","\r"],["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
 check "pty: working-dir toggle, Enter = Yes switches back" has "$out" "   \\____)    $sid · $H/proj"
 out="$(TEL='unset' ptyrun '["session","-n","tel"]' '[["screen","│  ● Yes / ○ No"],["sig",15],["exit"]]')" || true
-check "pty: telemetry toggle blocks" test "$(has_all "$out" "◆  Share anonymous usage data to help improve goose?" "│  ● Yes / ○ No" && echo asked):$(has "$out" 'goose is ready' && echo ready)" = "asked:"
+check "pty: telemetry toggle blocks" test "$(shown "◆  Share anonymous usage data to help improve goose?" "│  ● Yes / ○ No"):$(shown 'goose is ready')" = "y:"
 rm -f "$H/home/.config/goose/config.yaml"
 out="$(TEL='unset' ptyrun '["session","-n","tel"]' '[["screen","│  ● Yes / ○ No"],["raw"],["w","\r"],["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
-check "pty: telemetry Enter = Yes, recorded in config.yaml" test "$(has "$out" 'goose is ready' && echo y):$(cat "$H/home/.config/goose/config.yaml")" = "y:GOOSE_TELEMETRY_ENABLED: true"
+check "pty: telemetry Enter = Yes, recorded in config.yaml" test "$(shown 'goose is ready'):$(cat "$H/home/.config/goose/config.yaml")" = "y:GOOSE_TELEMETRY_ENABLED: true"
 rm -f "$H/home/.config/goose/config.yaml"
-out="$(TEL='unset' TELOFF=1 ptyrun '["session","-n","tel"]' '[["screen","Enter to send"],["w","/exit\r"],["exit"]]')" || true
-check "pty: GOOSE_TELEMETRY_OFF=1 removes the question" test "$(has "$out" 'Share anonymous' && echo asked):$(tail -1 <<<"$out")" = ":EXIT=0"
+out="$(TEL='unset' TELOFF=1 ptyrun '["session","-n","tel"]' "$EXIT_AT_PROMPT")" || true
+check "pty: GOOSE_TELEMETRY_OFF=1 removes the question" test "$(shown 'Share anonymous'):$(last)" = ":EXIT=0"
 out="$(cd "$H/proj" && env -i PATH="$PATH" HOME="$H/home2" GOOSE_PROVIDER=p GOOSE_MODEL=m timeout 3 "$G" session -n t </dev/null 2>&1)" && rc=0 || rc=$?
 check "telemetry toggle, stdin at EOF -> exit 1, no DB" bash -c "[[ $rc == 1 ]] && grep -q 'Share anonymous usage data' <<<\"\$1\" && [[ ! -e '$H/home2/.local/share/goose/sessions/sessions.db' ]]" _ "$out"
 

@@ -1,0 +1,127 @@
+import { additionalConfigFiles } from "./config.js";
+import { CONTINUATION_TEXT } from "./interrupted-turn.js";
+import type { GooseMode } from "./mode.js";
+
+export type StartMode = "cold" | "warm";
+
+/**
+ * The Goose command line after AgentAPI's `--`.
+ *
+ * The task prompt goes to Goose as an --instructions file rather than through
+ * AgentAPI's initial prompt: Goose stores it as the session's first user
+ * message the moment it starts, in the same database the cold/warm probe
+ * reads, so "delivered" and "recorded" are one fact. AgentAPI's initial prompt
+ * would depend on it recognising Goose's input box and on its state file
+ * (absent before v0.12.0) to remember it was sent.
+ */
+export function buildGooseArgs(
+  mode: StartMode,
+  sessionName: string,
+  promptFile: string | null,
+  continueTurn = false,
+): string[] {
+  // `goose session --resume` sends nothing; `goose run --resume --interactive
+  // --text T` adds T as a new user turn and then stays interactive (crates/goose-cli/src/cli.rs
+  // handle_run_command in aaif-goose/goose). `--history` reprints the earlier
+  // conversation under the banner, so the CLI app shows it after a restart; `run`
+  // has no such flag (cli.rs handle_interactive_session and session/mod.rs
+  // render_message_history, goose v1.46.1). AgentAPI keeps
+  // the restored chat's last agent message until the next user message and diffs
+  // later turns from the screen before it, so the reprint does not reach the chat.
+  if (mode === "warm" && continueTurn)
+    return ["run", "--resume", "--name", sessionName, "--interactive", "--text", CONTINUATION_TEXT];
+  if (mode === "warm") return ["session", "--resume", "--name", sessionName, "--history"];
+  if (promptFile) return ["run", "--interactive", "--name", sessionName, "--instructions", promptFile];
+  return ["session", "--name", sessionName];
+}
+
+export interface PersistenceFiles {
+  stateFile: string;
+  pidFile: string;
+}
+
+/**
+ * `prefix` is the Agent Firewall's command (empty without one): AgentAPI
+ * starts it, and it starts Goose, so only Goose runs inside the firewall.
+ */
+export function buildAgentapiArgs(opts: {
+  port: number;
+  persistence: PersistenceFiles | null;
+  goose: string;
+  gooseArgs: string[];
+  prefix?: string[];
+}): string[] {
+  const args = ["server", "--type", "goose", "--port", String(opts.port)];
+  if (opts.persistence) args.push("--state-file", opts.persistence.stateFile, "--pid-file", opts.persistence.pidFile);
+  return [...args, "--", ...(opts.prefix ?? []), opts.goose, ...opts.gooseArgs];
+}
+
+/**
+ * Environment for AgentAPI and the Goose it starts. The AGENTAPI_* names are
+ * the registry agentapi module's contract; the state ones are set only when
+ * the binary passed the version gate, because older binaries silently ignore
+ * them. AgentAPI splits its allow-lists on spaces when they come from the
+ * environment (cmd/server/server.go, coder/agentapi @ v0.12.2), and no entry
+ * holds one (settings/access-lists.ts; variables.tf validates the additions).
+ */
+export function buildLaunchEnv(
+  base: NodeJS.ProcessEnv,
+  opts: {
+    chatBasePath: string;
+    persistence: PersistenceFiles | null;
+    allowedHosts: string[];
+    allowedOrigins: string[];
+    provider: string;
+    model: string;
+    mode: GooseMode;
+    pathPrefix: string[];
+    /** The AI Gateway's provider variables (gatewayEnv), which replace the template's own. */
+    gateway?: Record<string, string> | null;
+    /** AgentAPI's own TMPDIR (agentapi/tmp.ts), for the launch; Goose gets the user's back (withUserTmpdir). */
+    tmpdir?: string;
+    /** The module's Goose config layer (configureGoose), its extension entries. */
+    configLayer: string;
+  },
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value !== undefined && !key.startsWith("AGENTAPI_")) env[key] = value;
+  }
+  env.PATH = [...opts.pathPrefix, base.PATH ?? "/usr/local/bin:/usr/bin:/bin"].join(":");
+  env.AGENTAPI_ALLOWED_HOSTS = opts.allowedHosts.join(" ");
+  env.AGENTAPI_ALLOWED_ORIGINS = opts.allowedOrigins.join(" ");
+  if (opts.chatBasePath) env.AGENTAPI_CHAT_BASE_PATH = opts.chatBasePath;
+  if (opts.persistence) {
+    env.AGENTAPI_STATE_FILE = opts.persistence.stateFile;
+    env.AGENTAPI_PID_FILE = opts.persistence.pidFile;
+    env.AGENTAPI_SAVE_STATE = "true";
+    env.AGENTAPI_LOAD_STATE = "true";
+  }
+  env.GOOSE_PROVIDER = opts.provider;
+  env.GOOSE_MODEL = opts.model;
+  // An interactive Goose under AgentAPI's terminal must not stop to ask what
+  // nobody answers: the first run asks about telemetry, and the keyring needs
+  // a desktop session. The mode is the template's goose_mode (the approve
+  // modes ask in Goose's terminal before tool calls). These go to this
+  // process alone, never into config.yaml, which the user's own `goose` reads.
+  env.GOOSE_MODE = opts.mode;
+  env.GOOSE_TELEMETRY_ENABLED = "false";
+  env.GOOSE_DISABLE_KEYRING = "1";
+  env.GOOSE_ADDITIONAL_CONFIG_FILES = additionalConfigFiles(opts.configLayer, base.GOOSE_ADDITIONAL_CONFIG_FILES);
+  if (opts.tmpdir) env.TMPDIR = opts.tmpdir;
+  return opts.gateway ? { ...env, ...opts.gateway } : env;
+}
+
+/**
+ * The prefix of the command AgentAPI starts (the firewall's, then Goose) run
+ * through env(1) so that it gets the user's TMPDIR back, or none when the user
+ * had none: AgentAPI runs with the module's own TMPDIR (buildLaunchEnv), and
+ * its child inherits AgentAPI's environment (execCmd.Env = os.Environ() in
+ * lib/termexec, coder/agentapi @ v0.12.2). env execs the command, so the PID
+ * is the command's. env takes every leading NAME=VALUE word as a setting, so a
+ * command whose path holds "=" runs without the wrapper, with AgentAPI's TMPDIR.
+ */
+export function withUserTmpdir(prefix: string[], goose: string, userTmpdir: string | undefined): string[] {
+  if ((prefix[0] ?? goose).includes("=")) return prefix;
+  return ["env", ...(userTmpdir === undefined ? ["-u", "TMPDIR"] : [`TMPDIR=${userTmpdir}`]), ...prefix];
+}

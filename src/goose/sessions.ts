@@ -1,0 +1,184 @@
+import { access } from "node:fs/promises";
+import path from "node:path";
+import { commandPath, type RunResult, run } from "../lib/exec.js";
+import {
+  findNamedSession,
+  parseSessionExport,
+  type SessionProbe,
+  type SessionRow,
+  type SessionTail,
+  sessionQuery,
+  sqliteReadOnlyUri,
+  type TailRead,
+  tailFromRow,
+} from "./session-records.js";
+
+/** Where Goose keeps sessions.db: under GOOSE_PATH_ROOT when absolute, else XDG (crates/goose/src/config/paths.rs in aaif-goose/goose). */
+export function gooseSessionsDb(env: NodeJS.ProcessEnv, home: string): string {
+  const root = env.GOOSE_PATH_ROOT;
+  if (root && path.isAbsolute(root)) return path.join(root, "data", "sessions", "sessions.db");
+  const dataHome =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, ".local", "share");
+  return path.join(dataHome, "goose", "sessions", "sessions.db");
+}
+
+/** One line saying why a helper gave no usable answer. */
+export function describeFailure(label: string, result: RunResult, timeoutMs: number): string {
+  if (result.error !== undefined) return `${label} could not be started (${result.error})`;
+  if (result.timedOut) return `${label} did not finish within ${timeoutMs / 1000} s`;
+  if (result.truncated) return `${label} printed more than the module reads`;
+  if (result.code === null) return `${label} was killed by ${result.signal ?? "a signal"}`;
+  const lastLine = result.stderr.trim().split("\n").slice(-1)[0] ?? "";
+  return `${label} exited ${result.code}${lastLine === "" ? "" : `: ${lastLine}`}`;
+}
+
+const LIST_TIMEOUT_MS = 60_000;
+const EXPORT_TIMEOUT_MS = 60_000;
+const SQLITE_TIMEOUT_MS = 30_000;
+// A long session's export holds every message; beyond this it is not read.
+const EXPORT_MAX_BYTES = 64 * 1024 * 1024;
+const LIST_MAX_BYTES = 16 * 1024 * 1024;
+
+/** The conversation's end from `goose session export`, which resolves the name like resume does. */
+async function tailFromExport(opts: {
+  goose: string;
+  name: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}): Promise<{ id: string | null; tail: SessionTail } | { problem: string }> {
+  const label = "goose session export --format json";
+  const result = await run(opts.goose, ["session", "export", "--name", opts.name, "--format", "json"], {
+    env: opts.env,
+    cwd: opts.cwd,
+    timeoutMs: EXPORT_TIMEOUT_MS,
+    maxBytes: EXPORT_MAX_BYTES,
+  });
+  if (result.code !== 0 || result.truncated) return { problem: describeFailure(label, result, EXPORT_TIMEOUT_MS) };
+  try {
+    return parseSessionExport(result.stdout);
+  } catch (error) {
+    return { problem: `${label} printed something that is not a session export (${(error as Error).message})` };
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs sessionQuery against the database read-only; the row is null when no session matches. */
+export async function querySessionDb(
+  sqlite: string,
+  db: string,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ row: SessionRow | null } | { problem: string }> {
+  // -init /dev/null: the shell would otherwise run the user's ~/.sqliterc first.
+  const query = await run(
+    sqlite,
+    ["-init", "/dev/null", "-batch", "-bail", "-readonly", "-json", sqliteReadOnlyUri(db), sessionQuery(name)],
+    { env, timeoutMs: SQLITE_TIMEOUT_MS },
+  );
+  if (query.code !== 0 || query.truncated) return { problem: describeFailure("sqlite3", query, SQLITE_TIMEOUT_MS) };
+  try {
+    const rows = JSON.parse(query.stdout.trim() || "[]") as SessionRow[];
+    return { row: rows[0] ?? null };
+  } catch (error) {
+    return { problem: `sqlite3 printed something that is not JSON (${(error as Error).message})` };
+  }
+}
+
+/** The session row from a read-only look at Goose's database, or why there is none. */
+async function rowFromDb(opts: {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+}): Promise<{ db: string; row: SessionRow | null; noDb?: true } | { problem: string }> {
+  const db = gooseSessionsDb(opts.env, opts.home);
+  if (!(await exists(db))) return { db, row: null, noDb: true };
+  const sqlite = await commandPath("sqlite3", opts.env.PATH);
+  if (!sqlite) return { problem: "sqlite3 is not installed for a read-only check" };
+  const found = await querySessionDb(sqlite, db, opts.name, opts.env);
+  return "problem" in found ? found : { db, row: found.row };
+}
+
+/**
+ * Asks Goose itself first (sqlite3 is missing from many images); falls back to
+ * a read-only look at the database, and reports "unknown" rather than guess.
+ * The message count is Goose's message_count: user-visible messages only.
+ */
+export async function probeSession(opts: {
+  goose: string;
+  name: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  cwd: string;
+}): Promise<SessionProbe> {
+  const label = "goose session list --format json";
+  const cli = await run(opts.goose, ["session", "list", "--format", "json"], {
+    env: opts.env,
+    cwd: opts.cwd,
+    timeoutMs: LIST_TIMEOUT_MS,
+    maxBytes: LIST_MAX_BYTES,
+  });
+  let cliProblem = describeFailure(label, cli, LIST_TIMEOUT_MS);
+  if (cli.code === 0 && !cli.truncated) {
+    try {
+      return findNamedSession(cli.stdout, opts.name);
+    } catch (error) {
+      cliProblem = `goose session list printed something that is not a session list (${(error as Error).message})`;
+    }
+  }
+  const fromDb = await rowFromDb(opts);
+  if ("problem" in fromDb) return { kind: "unknown", reason: `${cliProblem}; ${fromDb.problem}` };
+  if (fromDb.noDb) return { kind: "absent", source: `no Goose database at ${fromDb.db}` };
+  if (fromDb.row === null) return { kind: "absent", source: `sqlite3 read of ${fromDb.db} (after: ${cliProblem})` };
+  const tail = tailFromRow(fromDb.row);
+  return {
+    kind: "found",
+    id: fromDb.row.id,
+    messages: tail.visibleCount,
+    workingDir: fromDb.row.working_dir,
+    source: `sqlite3 read of ${fromDb.db}`,
+  };
+}
+
+/**
+ * How the conversation of session `name` ends: from `goose session export`
+ * (session list carries no roles), else from the database with sqlite3. With
+ * `expectedId` (the probe's id), an answer about another session is unknown.
+ */
+export async function readConversationTail(opts: {
+  goose: string;
+  name: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  cwd: string;
+  expectedId?: string;
+}): Promise<TailRead> {
+  const wrongSession = (id: string | null) => opts.expectedId !== undefined && id !== opts.expectedId;
+  const exported = await tailFromExport(opts);
+  let exportProblem: string;
+  if ("problem" in exported) exportProblem = exported.problem;
+  else if (wrongSession(exported.id))
+    exportProblem = `goose session export returned session ${exported.id ?? "(no id)"}, not ${opts.expectedId}`;
+  else return { kind: "read", tail: exported.tail, source: "goose session export" };
+
+  const fromDb = await rowFromDb(opts);
+  if ("problem" in fromDb) return { kind: "unknown", reason: `${exportProblem}; ${fromDb.problem}` };
+  if (fromDb.row === null)
+    return {
+      kind: "unknown",
+      reason: `${exportProblem}; ${fromDb.noDb ? `no Goose database at ${fromDb.db}` : `no session "${opts.name}" in ${fromDb.db}`}`,
+    };
+  if (wrongSession(fromDb.row.id))
+    return {
+      kind: "unknown",
+      reason: `${exportProblem}; the database's session "${opts.name}" is ${fromDb.row.id}, not ${opts.expectedId}`,
+    };
+  return { kind: "read", tail: tailFromRow(fromDb.row), source: `sqlite3 read of ${fromDb.db}` };
+}

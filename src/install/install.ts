@@ -1,0 +1,343 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { chmod, readFile, rename, rm } from "node:fs/promises";
+import path from "node:path";
+import clean from "semver/functions/clean.js";
+import { parseVersionOutput } from "../agentapi/version-gate.js";
+import { replaceSymlink, writeFileAtomic } from "../lib/atomic-write.js";
+import { logTail } from "../lib/command-log.js";
+import { commandPath, run, runToLog } from "../lib/exec.js";
+import { log, StepError, warn } from "../lib/log.js";
+import { minimalEnv } from "../lib/minimal-env.js";
+import { mkdirPrivate } from "../lib/private-dirs.js";
+import { checkSha256, expectedSha256, type Sha256Setting } from "./checksum.js";
+import { downloadFile } from "./download.js";
+import { extractGoose } from "./goose-archive.js";
+import { agentapiAssetUrl, gooseAssetUrl, type ReleaseArch, requireReleaseArch } from "./release-assets.js";
+import { shownUrl } from "./url-policy.js";
+
+/**
+ * The version a binary reports. It may be a download nothing verified, so it
+ * runs with the minimal environment: never the agent's token or the
+ * provider's keys.
+ */
+export async function installedVersion(binary: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const out = await run(binary, ["--version"], { env: minimalEnv(env), timeoutMs: 20_000 });
+  return out.code === 0 ? parseVersionOutput(out.stdout) : null;
+}
+
+/** The SHA-256 of a file, or null when it cannot be read (then it cannot be verified). */
+async function sha256OfFile(file: string): Promise<string | null> {
+  const hash = createHash("sha256");
+  try {
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    return hash.digest("hex");
+  } catch {
+    return null;
+  }
+}
+
+/** What the start log says about an install: verified, NOT verified, or why nothing was downloaded. */
+export interface Installed {
+  bin: string;
+  download: string;
+}
+
+/**
+ * Downloads `url` to `dest` and checks its SHA-256 before anything runs or
+ * unpacks it: a mismatch deletes it and fails the start, an unpinned download
+ * is kept with a warning. Resolves to whether it was verified, and its digest.
+ */
+async function fetchChecked(opts: {
+  what: string;
+  url: string;
+  dest: string;
+  sha256: Sha256Setting;
+  arch: ReleaseArch;
+  env: NodeJS.ProcessEnv;
+}): Promise<{ verified: boolean; sha256: string }> {
+  const expected = expectedSha256(opts.sha256, opts.arch);
+  const url = shownUrl(opts.url);
+  log(`downloading ${opts.what} from ${url}`);
+  const { sha256 } = await downloadFile(opts.url, opts.dest, opts.env);
+  let verdict: { verified: boolean; message: string };
+  try {
+    verdict = checkSha256({ ...opts, url, variable: opts.sha256.variable, expected, actual: sha256 });
+  } catch (error) {
+    await rm(opts.dest, { force: true });
+    throw error;
+  }
+  (verdict.verified ? log : warn)(verdict.message);
+  return { verified: verdict.verified, sha256 };
+}
+
+function verifiedWord(verified: boolean): string {
+  return verified ? "verified" : "NOT verified";
+}
+
+/**
+ * With install_agentapi = false: the agentapi on PATH, linked as
+ * $MODULE_DIR/bin/agentapi, the name the CLI app runs whichever binary is used.
+ */
+async function linkAgentapiFromPath(binDir: string, pathValue: string): Promise<string> {
+  // Not binDir: it holds the link a previous start made.
+  const found = await commandPath("agentapi", pathValue);
+  if (!found) {
+    throw new StepError(
+      "agentapi is not on PATH and install_agentapi is false. Install AgentAPI (v0.12.0 or newer for the chat history) in the workspace image, or set install_agentapi = true.",
+    );
+  }
+  const link = path.join(binDir, "agentapi");
+  if (found !== link) await replaceSymlink(link, found);
+  return found;
+}
+
+/**
+ * $MODULE_DIR/bin/agentapi: the pinned AgentAPI, installed unless that
+ * version is already there, or a link to the one on PATH. With
+ * agentapi_sha256 set, the installed binary is used only when its own SHA-256
+ * matches the pin (the release asset is the binary itself); otherwise it is
+ * downloaded again and checked.
+ */
+export async function ensureAgentapi(opts: {
+  install: boolean;
+  version: string;
+  baseUrl: string;
+  sha256: Sha256Setting;
+  binDir: string;
+  pathValue: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<Installed> {
+  if (!opts.install)
+    return {
+      bin: await linkAgentapiFromPath(opts.binDir, opts.pathValue),
+      download: "none (install_agentapi = false)",
+    };
+  const target = path.join(opts.binDir, "agentapi");
+  const wanted = clean(opts.version);
+  const pinned = Object.keys(opts.sha256.pins).length > 0;
+  const arch = requireReleaseArch(process.arch, "AgentAPI", "install_agentapi");
+  const expected = pinned ? expectedSha256(opts.sha256, arch) : null;
+  const what = `agentapi ${opts.version}`;
+  if (expected !== null) {
+    const actual = await sha256OfFile(target);
+    if (actual === expected && (await installedVersion(target, opts.env)) === wanted) {
+      log(`${what} at ${target} verified: SHA-256 ${actual} matches agentapi_sha256["${arch}"]`);
+      return { bin: target, download: "verified (already installed)" };
+    }
+    if (actual !== null)
+      log(`${target} has SHA-256 ${actual}, not agentapi_sha256["${arch}"]; downloading the pinned AgentAPI again`);
+  } else if (wanted && (await installedVersion(target, opts.env)) === wanted) {
+    log(`agentapi ${wanted} already installed at ${target} (NOT verified: agentapi_sha256 is empty)`);
+    return { bin: target, download: "none (already installed)" };
+  }
+  await mkdirPrivate(opts.binDir);
+  const url = agentapiAssetUrl(opts.baseUrl, opts.version, arch);
+  const fetched = `${target}.download`;
+  const { verified } = await fetchChecked({ what, url, dest: fetched, sha256: opts.sha256, arch, env: opts.env });
+  try {
+    await chmod(fetched, 0o755);
+    const got = await installedVersion(fetched, opts.env);
+    if (got === null)
+      throw new StepError(
+        `the file downloaded from ${shownUrl(url)} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`,
+      );
+    await rename(fetched, target);
+    log(`agentapi ${got} installed at ${target}`);
+    return { bin: target, download: verifiedWord(verified) };
+  } catch (error) {
+    await rm(fetched, { force: true });
+    throw error;
+  }
+}
+
+async function requiredTool(tool: string, pathValue: string, purpose: string): Promise<string> {
+  const found = await commandPath(tool, pathValue);
+  if (!found)
+    throw new StepError(
+      `${purpose} needs '${tool}', which is not installed. Add it to the workspace image, or install goose there and set install_goose = false.`,
+    );
+  return found;
+}
+
+interface GooseInstall {
+  version: string;
+  downloadUrl: string;
+  installerUrl: string;
+  sha256: Sha256Setting;
+  /** Where the goose binary goes: ~/.local/bin, where Goose's own installer puts it. */
+  binDir: string;
+  /** The module's private folder for the downloaded archive. */
+  workDir: string;
+  pathValue: string;
+  scriptsDir: string;
+  logsDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Goose from its release tarball, checked, then unpacked with tar into <binDir>/goose. */
+async function installGooseRelease(opts: GooseInstall): Promise<{ file: string; verified: boolean; sha256: string }> {
+  const tar = await requiredTool("tar", opts.pathValue, "unpacking Goose's release (.tar.bz2)");
+  await requiredTool("bzip2", opts.pathValue, "unpacking Goose's release (.tar.bz2)");
+  const arch = requireReleaseArch(process.arch, "Goose", "install_goose");
+  const url = gooseAssetUrl(opts.downloadUrl, opts.version, arch);
+  await mkdirPrivate(opts.workDir);
+  const archive = path.join(opts.workDir, "goose.tar.bz2.download");
+  const what = `goose ${opts.version}`;
+  const { verified, sha256 } = await fetchChecked({
+    what,
+    url,
+    dest: archive,
+    sha256: opts.sha256,
+    arch,
+    env: opts.env,
+  });
+  await mkdirPrivate(opts.binDir);
+  const file = path.join(opts.binDir, `.goose.${process.pid}.download`);
+  try {
+    await extractGoose({ tar, archive, dest: file, source: shownUrl(url), env: opts.env });
+  } finally {
+    await rm(archive, { force: true });
+  }
+  // open(2)'s mode went through the umask; goose is run by the user's other tools too.
+  await chmod(file, 0o755).catch(async (error) => {
+    await rm(file, { force: true });
+    throw error;
+  });
+  return { file, verified, sha256 };
+}
+
+/**
+ * Goose with a goose_installer_url installer (GOOSE_VERSION, GOOSE_BIN_DIR,
+ * CONFIGURE=false). It downloads by itself, so nothing it installs can be
+ * verified; it runs with a minimal environment, without the agent's token.
+ */
+async function installGooseWithInstaller(opts: GooseInstall): Promise<void> {
+  const purpose = "goose_installer_url's installer";
+  const bash = await requiredTool("bash", opts.pathValue, purpose);
+  for (const tool of ["curl", "tar", "bzip2"]) await requiredTool(tool, opts.pathValue, purpose);
+  const installer = path.join(opts.scriptsDir, "goose-installer.sh");
+  log(`downloading the Goose installer from ${shownUrl(opts.installerUrl)}`);
+  await downloadFile(opts.installerUrl, installer, opts.env);
+  warn(
+    `goose ${opts.version} is installed by ${shownUrl(opts.installerUrl)}, which downloads Goose by itself: the download is NOT verified. Serve Goose's release tarball at goose_download_url instead, and set goose_sha256, to verify it.`,
+  );
+  await mkdirPrivate(opts.binDir);
+  const logFile = path.join(opts.logsDir, "install-goose.log");
+  await writeFileAtomic(logFile, "", { mode: 0o600 });
+  const code = await runToLog(bash, [installer], {
+    logFile,
+    cwd: opts.scriptsDir,
+    env: minimalEnv(opts.env, {
+      GOOSE_VERSION: `v${opts.version}`,
+      GOOSE_BIN_DIR: opts.binDir,
+      CONFIGURE: "false",
+    }),
+  });
+  if (code !== 0)
+    throw new StepError(
+      `the Goose installer failed (exit ${code}). Last lines of ${logFile}:\n${await logTail(logFile)}\nCheck goose_version and goose_installer_url.`,
+    );
+}
+
+// goose_sha256 pins the release tarball, not the binary in it, so an
+// installed goose is checked against what the module unpacked from a tarball
+// that matched the pin: this record, in the module's private folder.
+const GOOSE_RECORD = "goose-verified.json";
+
+interface GooseRecord {
+  /** The goose the module unpacked and installed. */
+  binary: string;
+  /** Its SHA-256. */
+  sha256: string;
+  /** The SHA-256 of the tarball it came from, which matched goose_sha256. */
+  tarball_sha256: string;
+}
+
+async function readGooseRecord(file: string): Promise<Partial<GooseRecord> | null> {
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as Partial<GooseRecord>;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Installs the pinned Goose unless that version is already there: its
+ * release tarball, or goose_installer_url's installer when set. With
+ * goose_sha256 set, a goose already there is used only when it is the one
+ * the module unpacked from a tarball matching the pin, unchanged since; any
+ * other goose on PATH is not run, and the pinned one is installed.
+ */
+export async function ensureGoose(opts: GooseInstall & { install: boolean }): Promise<Installed> {
+  const searchPath = `${opts.binDir}:${opts.pathValue}`;
+  const existing = await commandPath("goose", searchPath);
+  if (!opts.install) {
+    if (!existing) {
+      throw new StepError(
+        "goose is not on PATH and install_goose is false. Install the Goose CLI (1.20 or newer) in the workspace image, or set install_goose = true.",
+      );
+    }
+    return { bin: existing, download: "none (install_goose = false)" };
+  }
+  const wanted = clean(opts.version) ?? opts.version;
+  const installed = path.join(opts.binDir, "goose");
+  const recordFile = path.join(opts.workDir, GOOSE_RECORD);
+  const pinned = opts.installerUrl === "" && Object.keys(opts.sha256.pins).length > 0;
+  if (pinned) {
+    const arch = requireReleaseArch(process.arch, "Goose", "install_goose");
+    const expected = expectedSha256(opts.sha256, arch);
+    const record = await readGooseRecord(recordFile);
+    const actual = record?.binary === installed ? await sha256OfFile(installed) : null;
+    if (
+      actual !== null &&
+      actual === record?.sha256 &&
+      record.tarball_sha256 === expected &&
+      (await installedVersion(installed, opts.env)) === wanted
+    ) {
+      log(
+        `goose ${wanted} at ${installed} verified: SHA-256 ${actual}, as unpacked from the tarball that matched goose_sha256["${arch}"]`,
+      );
+      return { bin: installed, download: "verified (already installed)" };
+    }
+    if (existing)
+      log(
+        `${existing} is not the goose this module unpacked from a tarball matching goose_sha256["${arch}"], so it is not used; installing the pinned Goose`,
+      );
+  } else if (existing && (await installedVersion(existing, opts.env)) === wanted) {
+    log(`goose ${wanted} already installed at ${existing} (NOT verified: goose_sha256 is empty)`);
+    return { bin: existing, download: "none (already installed)" };
+  }
+  await rm(recordFile, { force: true });
+  let candidate = installed;
+  let download = "NOT verified (goose_installer_url)";
+  let tarball: string | null = null;
+  if (opts.installerUrl === "") {
+    const release = await installGooseRelease({ ...opts, version: wanted });
+    candidate = release.file;
+    download = verifiedWord(release.verified);
+    if (release.verified) tarball = release.sha256;
+  } else {
+    await installGooseWithInstaller({ ...opts, version: wanted });
+  }
+  const got = await installedVersion(candidate, opts.env);
+  if (got === null) {
+    if (candidate !== installed) await rm(candidate, { force: true });
+    throw new StepError(
+      `the installed goose does not run (goose --version failed). Check goose_version and ${opts.installerUrl === "" ? "goose_download_url" : "goose_installer_url"}.`,
+    );
+  }
+  const binarySha256 = tarball === null ? null : await sha256OfFile(candidate);
+  if (candidate !== installed)
+    await rename(candidate, installed).catch(async (error) => {
+      await rm(candidate, { force: true });
+      throw error;
+    });
+  if (tarball !== null && binarySha256 !== null) {
+    const record: GooseRecord = { binary: installed, sha256: binarySha256, tarball_sha256: tarball };
+    await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  }
+  if (got !== wanted) log(`goose reports version ${got}, not the requested ${wanted}; continuing with it`);
+  log(`goose ${got} installed at ${installed}`);
+  return { bin: installed, download };
+}

@@ -1,0 +1,138 @@
+import type { DecidedGate } from "../agentapi/version-gate.js";
+import {
+  buildAgentapiArgs,
+  buildGooseArgs,
+  buildLaunchEnv,
+  type PersistenceFiles,
+  withUserTmpdir,
+} from "../goose/commands.js";
+import { expandHome, gatewayEnv } from "../goose/governance.js";
+import { writePromptFile } from "../goose/task-prompt.js";
+import { phase } from "../lib/log.js";
+import { writeLaunchRecord } from "../lifecycle/launch-record.js";
+import { decideAccess } from "../settings/access-lists.js";
+import type { StartConfig } from "../settings/config.js";
+import { launchAgentapi } from "./agentapi-process.js";
+import { decideLaunch, type LaunchPlan } from "./start-decision.js";
+import { prepareState } from "./state-prep.js";
+
+/** The turn Goose starts with by itself (buildGooseArgs), as the log names it. */
+function firstTurnOf(plan: LaunchPlan, promptFile: string | null): string | undefined {
+  if (plan.decision.mode === "warm") return plan.turn.action === "continue" ? "the interrupted turn" : undefined;
+  return promptFile === null ? undefined : "the task prompt";
+}
+
+/** What the install step found or installed: the binaries and the folders put first on PATH. */
+export interface InstalledTools {
+  agentapi: string;
+  gooseBin: string;
+  pathPrefix: string[];
+}
+
+/**
+ * Everything after the installs, the same for a start and for a supervisor's
+ * restart: cold or warm from Goose's own sessions, the saved chat readied, the
+ * launch recorded for the stop script, then AgentAPI launched with Goose.
+ * `gate` may still be running (the start's version gate): the decision runs
+ * beside it. `restart` marks the supervisor's restarts (decideStart says what
+ * changes). Returns the gate, the plan, and whether AgentAPI is up (false when
+ * a stop or `abort` came first).
+ */
+export async function launchGoose(opts: {
+  config: StartConfig;
+  tools: InstalledTools;
+  gate: DecidedGate | Promise<DecidedGate>;
+  home: string;
+  startedAt: number;
+  restart?: boolean;
+  /** The stop count when this start began (lifecycle/stop-request.ts). */
+  stopsSeen: number;
+  abort?: () => string | undefined;
+}): Promise<{ gate: DecidedGate; plan: LaunchPlan; launched: boolean }> {
+  const { config, tools, home, startedAt } = opts;
+  const { paths } = config;
+  const goose = config.goose;
+  const { port } = config.agentapi;
+  const access = decideAccess(config.access, { port, appSlug: goose.appSlug }, process.env);
+  const envWith = (persistence: PersistenceFiles | null, tmpdir?: string) =>
+    buildLaunchEnv(process.env, {
+      chatBasePath: config.agentapi.chatBasePath,
+      persistence,
+      allowedHosts: access.hosts,
+      allowedOrigins: access.origins,
+      provider: goose.provider,
+      model: goose.model,
+      mode: goose.mode,
+      pathPrefix: tools.pathPrefix,
+      // Read from this process's environment on every launch: a start gets the
+      // coder_env of its own build, and a supervisor's restart the start's.
+      gateway: gatewayEnv(goose.provider, goose.aiGateway, process.env),
+      tmpdir,
+      configLayer: paths.gooseLayer,
+    });
+
+  // AgentAPI's version and Goose's sessions are independent questions to two
+  // binaries, so they are asked at once. Goose's helpers get the launch
+  // environment without AgentAPI's state variables (AGENTAPI_*), which Goose
+  // never reads, so they need not wait for the gate.
+  const [gate, plan] = await Promise.all([
+    opts.gate,
+    phase("decide", () =>
+      decideLaunch({
+        goose,
+        gooseBin: tools.gooseBin,
+        env: envWith(null),
+        home,
+        folder: config.folder,
+        paths,
+        restart: opts.restart === true,
+      }),
+    ),
+  ]);
+  const persistence: PersistenceFiles | null = gate.enabled
+    ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
+    : null;
+  // Only AgentAPI's own run gets the module's TMPDIR; the helpers keep the user's.
+  const launchEnv = envWith(persistence, paths.tmp);
+  const stateBackup = persistence ? await prepareState(paths, plan) : null;
+  const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
+  const gooseArgs = buildGooseArgs(plan.decision.mode, goose.sessionName, promptFile, plan.turn.action === "continue");
+  const args = buildAgentapiArgs({
+    port,
+    persistence,
+    goose: tools.gooseBin,
+    gooseArgs,
+    prefix: withUserTmpdir(expandHome(goose.commandPrefix, home), tools.gooseBin, process.env.TMPDIR),
+  });
+  await writeLaunchRecord(paths.launchRecord, {
+    persistence: gate.enabled,
+    persistence_reason: gate.reason,
+    agentapi_binary: tools.agentapi,
+    agentapi_version: gate.version,
+    port,
+    state_file: paths.stateFile,
+    state_backup: stateBackup,
+    pid_file: paths.pidFile,
+    session_name: plan.sessionName,
+    mode: plan.decision.mode,
+    interrupted_turn: plan.turn,
+    started_at: new Date(startedAt).toISOString(),
+  });
+  const launched = await phase("launch", () =>
+    launchAgentapi({
+      binary: tools.agentapi,
+      args,
+      env: launchEnv,
+      cwd: config.folder,
+      port,
+      paths,
+      stopsSeen: opts.stopsSeen,
+      persistence: gate.enabled,
+      stateBackup,
+      gooseMode: goose.mode,
+      firstTurn: firstTurnOf(plan, promptFile),
+      abort: opts.abort,
+    }),
+  );
+  return { gate, plan, launched };
+}

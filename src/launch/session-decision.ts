@@ -1,0 +1,95 @@
+import type { StateSummary } from "../agentapi/state-file.js";
+import type { SessionProbe } from "../goose/session-records.js";
+import { StepError } from "../lib/log.js";
+
+export type StateAction = "none" | "keep" | "set-aside";
+
+/** Which Goose session a saved chat belongs to, recorded beside the state file at every start. */
+export interface ChatOwner {
+  session_name: string;
+  session_id: string | null;
+}
+
+export interface StartDecision {
+  mode: "cold" | "warm";
+  reason: string;
+  state: StateAction;
+  stateReason?: string;
+}
+
+/**
+ * Cold or warm, and what to do with AgentAPI's saved chat so it never shows a
+ * history the agent does not remember.
+ *
+ * Warm needs proof: `goose session --resume --name X` exits 1 when X is
+ * missing, which would kill the agent and strand the task prompt. When the
+ * probe cannot tell, cold is the choice that cannot lose the prompt, at a
+ * start. A supervisor's restart has no prompt to protect, and a cold start
+ * there would set the running conversation's chat aside, so it fails instead
+ * (the supervisor retries, then gives up with this reason).
+ */
+export function decideStart(input: {
+  continueSession: boolean;
+  sessionName: string;
+  probe: SessionProbe;
+  state: StateSummary;
+  owner?: ChatOwner | null;
+  restart?: boolean;
+}): StartDecision {
+  const { continueSession, sessionName, probe, state, owner } = input;
+  if (input.restart && probe.kind === "unknown")
+    throw new StepError(
+      `could not tell whether Goose still has session "${sessionName}" (${probe.reason}), so the restart did not start a new session in its place.`,
+    );
+  let mode: StartDecision["mode"];
+  let reason: string;
+  if (!continueSession) {
+    mode = "cold";
+    reason = "continue is false, so every start begins a new session";
+  } else if (probe.kind === "found" && probe.messages > 0) {
+    mode = "warm";
+    reason = `Goose has session "${sessionName}" (${probe.id}) with ${probe.messages} message(s) [${probe.source}]`;
+  } else if (probe.kind === "found") {
+    mode = "cold";
+    reason = `Goose has session "${sessionName}" (${probe.id}) but it holds no message, so the prompt never reached it [${probe.source}]`;
+  } else if (probe.kind === "absent") {
+    mode = "cold";
+    reason = `Goose has no session named "${sessionName}" [${probe.source}]`;
+  } else {
+    mode = "cold";
+    reason = `could not tell whether Goose has session "${sessionName}" (${probe.reason}); starting a new session, which cannot lose the prompt`;
+  }
+
+  if (state.kind === "missing") return { mode, reason, state: "none" };
+  if (state.kind === "invalid") {
+    return {
+      mode,
+      reason,
+      state: "set-aside",
+      stateReason: `the AgentAPI state file is unreadable by AgentAPI (${state.reason})`,
+    };
+  }
+  if (mode === "warm" && state.messages > 0 && owner && probe.kind === "found") {
+    const otherName = owner.session_name !== sessionName;
+    const otherId = owner.session_id !== null && owner.session_id !== probe.id;
+    if (otherName || otherId) {
+      const whose = otherName
+        ? `Goose session "${owner.session_name}"`
+        : `an earlier Goose session "${sessionName}" (${owner.session_id})`;
+      return {
+        mode,
+        reason,
+        state: "set-aside",
+        stateReason: `the AgentAPI state file holds the chat of ${whose}, not of "${sessionName}" (${probe.id})`,
+      };
+    }
+  }
+  if (mode === "warm") return { mode, reason, state: "keep" };
+  if (state.messages === 0) return { mode, reason, state: "none" };
+  return {
+    mode,
+    reason,
+    state: "set-aside",
+    stateReason: `the AgentAPI state file holds ${state.messages} message(s) from a conversation this new Goose session will not remember`,
+  };
+}

@@ -1,0 +1,268 @@
+import path from "node:path";
+import { gunzipSync } from "node:zlib";
+import { GOOSE_MODES, type GooseMode } from "../goose/mode.js";
+import { FieldError, Fields } from "../lib/json-fields.js";
+import { StepError } from "../lib/log.js";
+
+// The settings document each coder_script hands its script: the AgentAPI
+// layer's part under "layer" (modules/agentapi/main.tf) and this module's part
+// under "agent" (main.tf). Terraform sends only what the script reads; this file
+// checks every field and owns every default.
+
+/** Where the module keeps its files in the workspace. */
+export interface ModulePaths {
+  dir: string;
+  logs: string;
+  scripts: string;
+  bin: string;
+  stateFile: string;
+  stateBackup: string;
+  stateOwner: string;
+  pidFile: string;
+  launchRecord: string;
+  promptFile: string;
+  /** The PID of the supervisor that restarts AgentAPI, written by the supervisor itself. */
+  supervisorPid: string;
+  /** AgentAPI's TMPDIR, where each run leaves an upload folder (agentapi/tmp.ts). */
+  tmp: string;
+  /** The module's Goose config layer, its extension entries (goose-config.ts, extensionsLayer). */
+  gooseLayer: string;
+}
+
+export interface AgentapiSettings {
+  install: boolean;
+  version: string;
+  downloadUrl: string;
+  /** agentapi_sha256: architecture (amd64, arm64) to the release binary's SHA-256; empty when not pinned. */
+  sha256: Record<string, string>;
+  port: number;
+  chatBasePath: string;
+  persistence: boolean;
+}
+
+export interface GooseSettings {
+  install: boolean;
+  version: string;
+  downloadUrl: string;
+  /** goose_sha256: architecture to the release tarball's SHA-256; empty when not pinned. */
+  sha256: Record<string, string>;
+  /** goose_installer_url; empty means the release tarball from download_url. */
+  installerUrl: string;
+  provider: string;
+  model: string;
+  prompt: string;
+  systemPrompt: string;
+  sessionName: string;
+  continue: boolean;
+  continueInterruptedTurn: boolean;
+  mode: GooseMode;
+  appSlug: string;
+  extensions: Record<string, Record<string, unknown>>;
+  installScript: { pre: string; post: string };
+  /** enable_ai_gateway: the gateway's route for the provider, and the variable (a coder_env) that holds the owner's session token. */
+  aiGateway: AiGatewaySettings;
+  /** agent_firewall: the command Goose runs under (empty: none), $HOME not yet expanded. */
+  commandPrefix: string[];
+}
+
+export interface AiGatewaySettings {
+  enabled: boolean;
+  baseUrl: string;
+  tokenEnv: string;
+}
+
+/** Who may reach AgentAPI: the template's additions and what the defaults are built from (settings/access-lists.ts). */
+export interface AccessSettings {
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  accessUrl: string;
+  subdomain: boolean;
+}
+
+export interface StartConfig {
+  folder: string;
+  /** Leave a supervisor running that restarts AgentAPI when it exits without a stop. */
+  supervise: boolean;
+  paths: ModulePaths;
+  agentapi: AgentapiSettings;
+  goose: GooseSettings;
+  access: AccessSettings;
+}
+
+export interface StopConfig {
+  paths: ModulePaths;
+  port: number;
+  task: { enabled: boolean; id: string; logSnapshot: boolean };
+  /** The template's bounds for a running turn and for AgentAPI's exit after SIGTERM. */
+  bounds: { turnMs: number; termMs: number };
+  gooseMode: GooseMode;
+}
+
+const ENV_NAME = "CODER_MODULE_SETTINGS";
+const SCRIPT_ENV_NAME = "CODER_MODULE_SCRIPT";
+const MAX_PORT = 65535;
+// variables.tf accepts up to 300 s for each stop bound.
+const MAX_BOUND_MS = 300_000;
+
+function modulePaths(home: string, layer: Fields): ModulePaths {
+  const dir = path.join(home, layer.string("module_folder"));
+  const stateFile = layer.path("state_file", path.join(dir, "agentapi-state.json"));
+  return {
+    dir,
+    logs: path.join(dir, "logs"),
+    scripts: path.join(dir, "scripts"),
+    bin: path.join(dir, "bin"),
+    stateFile,
+    stateBackup: `${stateFile}.bak`,
+    stateOwner: `${stateFile}.owner.json`,
+    pidFile: layer.path("pid_file", path.join(dir, "agentapi.pid")),
+    launchRecord: path.join(dir, "agentapi-launch.json"),
+    promptFile: path.join(dir, "task-prompt.md"),
+    supervisorPid: path.join(dir, "supervisor.pid"),
+    tmp: path.join(dir, "tmp"),
+    gooseLayer: path.join(dir, "goose-config.json"),
+  };
+}
+
+function parseGoose(goose: Fields): GooseSettings {
+  const scripts = goose.object("install_script");
+  const gateway = goose.object("ai_gateway");
+  return {
+    install: goose.boolean("install"),
+    version: goose.string("version"),
+    downloadUrl: goose.string("download_url"),
+    sha256: goose.stringMap("sha256"),
+    installerUrl: goose.string("installer_url"),
+    provider: goose.string("provider"),
+    model: goose.string("model"),
+    prompt: goose.string("prompt"),
+    systemPrompt: goose.string("system_prompt"),
+    sessionName: goose.string("session_name"),
+    continue: goose.boolean("continue"),
+    continueInterruptedTurn: goose.boolean("continue_interrupted_turn"),
+    mode: goose.oneOf("mode", GOOSE_MODES),
+    appSlug: goose.string("app_slug"),
+    extensions: goose.objectMap("extensions"),
+    installScript: { pre: scripts.string("pre"), post: scripts.string("post") },
+    aiGateway: {
+      enabled: gateway.boolean("enabled"),
+      baseUrl: gateway.string("base_url"),
+      tokenEnv: gateway.string("token_env"),
+    },
+    commandPrefix: goose.stringList("command_prefix"),
+  };
+}
+
+function parseAccess(access: Fields): AccessSettings {
+  return {
+    allowedHosts: access.stringList("allowed_hosts"),
+    allowedOrigins: access.stringList("allowed_origins"),
+    accessUrl: access.string("access_url"),
+    subdomain: access.boolean("subdomain"),
+  };
+}
+
+function parsed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof FieldError)) throw error;
+    throw new StepError(
+      `the module settings are not valid: ${error.message}. The coder_script and its settings come from different module versions, or were edited; re-apply the template so the script is rendered again.`,
+    );
+  }
+}
+
+export function parseStartConfig(document: unknown, home: string): StartConfig {
+  return parsed(() => {
+    const root = Fields.of(document, "settings");
+    const layer = root.object("layer");
+    const agent = root.object("agent");
+    const agentapi = agent.object("agentapi");
+    return {
+      folder: agent.path("folder", home),
+      supervise: agent.boolean("supervise"),
+      paths: modulePaths(home, layer),
+      agentapi: {
+        install: agentapi.boolean("install"),
+        version: agentapi.string("version"),
+        downloadUrl: agentapi.string("download_url"),
+        sha256: agentapi.stringMap("sha256"),
+        port: layer.integer("port", 1, MAX_PORT),
+        chatBasePath: layer.string("chat_base_path"),
+        persistence: layer.boolean("persistence"),
+      },
+      goose: parseGoose(agent.object("goose")),
+      access: parseAccess(agent.object("access")),
+    };
+  });
+}
+
+export function parseStopConfig(document: unknown, home: string): StopConfig {
+  return parsed(() => {
+    const root = Fields.of(document, "settings");
+    const layer = root.object("layer");
+    const agent = root.object("agent");
+    const task = layer.object("task");
+    const bounds = agent.object("timeouts");
+    return {
+      paths: modulePaths(home, layer),
+      port: layer.integer("port", 1, MAX_PORT),
+      task: { enabled: task.boolean("enabled"), id: task.string("id"), logSnapshot: agent.boolean("log_snapshot") },
+      bounds: {
+        turnMs: bounds.integer("turn_ms", 0, MAX_BOUND_MS),
+        termMs: bounds.integer("term_ms", 0, MAX_BOUND_MS),
+      },
+      gooseMode: agent.oneOf("goose_mode", GOOSE_MODES),
+    };
+  });
+}
+
+export function homeDir(): string {
+  const home = process.env.HOME;
+  if (!home)
+    throw new StepError(
+      "HOME is not set; the module keeps its files under $HOME/.coder-modules and cannot run without it.",
+    );
+  return home;
+}
+
+/**
+ * The settings document the coder_script passes in CODER_MODULE_SETTINGS
+ * (gzip+base64 JSON). It comes through the environment, not a file, so a stop
+ * needs no disk space; the variable is removed at once so no child inherits
+ * the prompt.
+ */
+export function readSettingsDocument(env: NodeJS.ProcessEnv = process.env): unknown {
+  const encoded = env[ENV_NAME];
+  delete env[ENV_NAME];
+  delete env[SCRIPT_ENV_NAME];
+  if (!encoded)
+    throw new StepError(
+      `no settings given (${ENV_NAME} is not set); run this script through the module's coder_script.`,
+    );
+  try {
+    return JSON.parse(gunzipSync(Buffer.from(encoded, "base64")).toString("utf8"));
+  } catch (error) {
+    throw new StepError(
+      `cannot read the module settings: ${(error as Error).message}. Re-apply the template so the coder_script is rendered again.`,
+    );
+  }
+}
+
+/**
+ * The running script's own code, which the coder_script passes gzip+base64 in
+ * CODER_MODULE_SCRIPT so the script can start a helper running the same code
+ * without writing it to disk. Removed at once, like the settings, so no child
+ * inherits it. Null when the wrapper did not pass it.
+ */
+export function takeOwnScript(env: NodeJS.ProcessEnv = process.env): Buffer | null {
+  const encoded = env[SCRIPT_ENV_NAME];
+  delete env[SCRIPT_ENV_NAME];
+  if (!encoded) return null;
+  try {
+    return gunzipSync(Buffer.from(encoded, "base64"));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,62 @@
+import path from "node:path";
+import { configureGoose, describeOutcome } from "../goose/setup.js";
+import { ensureAgentapi, ensureGoose } from "../install/install.js";
+import { runUserScript } from "../install/user-scripts.js";
+import { commandPath } from "../lib/exec.js";
+import { log, phase, warn } from "../lib/log.js";
+import type { ModulePaths, StartConfig } from "../settings/config.js";
+
+/** pre_install_script, the AgentAPI and Goose installs, Goose's config, then post_install_script (so it can adjust that config). */
+export async function installAndConfigure(
+  config: StartConfig,
+  paths: ModulePaths,
+  home: string,
+): Promise<{ agentapi: string; gooseBin: string; pathPrefix: string[] }> {
+  const goose = config.goose;
+  const localBin = path.join(home, ".local", "bin");
+  const basePath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
+  const pathPrefix = [paths.bin, localBin];
+  const scriptEnv = { ...process.env, PATH: [...pathPrefix, basePath].join(":") };
+  const shell = (await commandPath("bash", basePath)) ?? "/bin/sh";
+  const scriptOpts = { scriptsDir: paths.scripts, logsDir: paths.logs, cwd: config.folder, env: scriptEnv, shell };
+
+  await phase("pre-install", () => runUserScript("pre_install", goose.installScript.pre, scriptOpts));
+  const installed = await phase("install", async () => {
+    const agentapi = await ensureAgentapi({
+      install: config.agentapi.install,
+      version: config.agentapi.version,
+      baseUrl: config.agentapi.downloadUrl,
+      sha256: { variable: "agentapi_sha256", pins: config.agentapi.sha256 },
+      binDir: paths.bin,
+      pathValue: basePath,
+      env: process.env,
+    });
+    const gooseInstall = await ensureGoose({
+      install: goose.install,
+      version: goose.version,
+      downloadUrl: goose.downloadUrl,
+      installerUrl: goose.installerUrl,
+      sha256: { variable: "goose_sha256", pins: goose.sha256 },
+      binDir: localBin,
+      workDir: paths.bin,
+      pathValue: scriptEnv.PATH,
+      scriptsDir: paths.scripts,
+      logsDir: paths.logs,
+      env: scriptEnv,
+    });
+    log(`downloads: agentapi ${agentapi.download}; goose ${gooseInstall.download}`);
+    return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin };
+  });
+  await phase("configure", async () => {
+    const outcome = await configureGoose(goose, {
+      port: config.agentapi.port,
+      env: process.env,
+      home,
+      layerFile: paths.gooseLayer,
+    });
+    log(`goose config layer: ${describeOutcome(outcome.config)}; hints: ${describeOutcome(outcome.hints)}`);
+    for (const warning of outcome.warnings) warn(warning);
+  });
+  await phase("post-install", () => runUserScript("post_install", goose.installScript.post, scriptOpts));
+  return { ...installed, pathPrefix };
+}

@@ -1,0 +1,79 @@
+import { gzipSync } from "node:zlib";
+import type { DecidedGate } from "../agentapi/version-gate.js";
+import { gooseSessionsDb } from "../goose/sessions.js";
+import type { InstalledTools } from "../launch/launch.js";
+import { log, warn } from "../lib/log.js";
+import { signal } from "../lib/processes.js";
+import { readStopTarget } from "../lifecycle/launch-record.js";
+import { stoppedSince } from "../lifecycle/stop-request.js";
+import { homeDir, type StartConfig } from "../settings/config.js";
+import { supervisorDocument } from "../supervisor/document.js";
+import { claimSupervisorPid, findSupervisor, spawnSupervisor, supervisorLog } from "../supervisor/process.js";
+// esbuild's text loader (build.mjs) embeds the file.
+import SUPERVISOR_SH from "../supervisor/supervisor.sh";
+
+/**
+ * The start's last step: leaves one supervisor running beside AgentAPI. The
+ * agent already runs, so a supervisor that cannot start is a warning, not a
+ * failed start.
+ */
+export async function startSupervisor(opts: {
+  config: StartConfig;
+  tools: InstalledTools;
+  gate: DecidedGate;
+  startedAt: number;
+  stopsSeen: number;
+  code: Buffer | null;
+}): Promise<void> {
+  const { paths } = opts.config;
+  const { port } = opts.config.agentapi;
+  const stopped = () => stoppedSince(paths.dir, opts.stopsSeen);
+  if (await stopped()) return log("the workspace's stop script ran meanwhile; no supervisor is started");
+  const running = await findSupervisor(paths.supervisorPid, paths.dir);
+  if (running !== null) return log(`the supervisor (PID ${running}) already watches AgentAPI`);
+  if (opts.code === null)
+    return warn(
+      "no supervisor: the coder_script did not pass the script's own code (CODER_MODULE_SCRIPT); re-apply the template so the coder_script is rendered again",
+    );
+  const { target } = await readStopTarget(paths.launchRecord, {
+    port,
+    pidFile: paths.pidFile,
+    stateFile: paths.stateFile,
+  });
+  const document = supervisorDocument(opts.config, opts.tools, opts.gate, {
+    since: opts.startedAt,
+    stops: opts.stopsSeen,
+  });
+  try {
+    const pid = await spawnSupervisor({
+      paths,
+      source: SUPERVISOR_SH,
+      // Inputs as data (supervisor.sh reads and unsets them); the code and
+      // the document gzip+base64 encoded as the coder_script passes them.
+      env: {
+        ...process.env,
+        CODER_MODULE_SCRIPT: gzipSync(opts.code).toString("base64"),
+        CODER_MODULE_SETTINGS: gzipSync(JSON.stringify(document)).toString("base64"),
+        GOOSE_MODULE_RUNTIME: process.execPath,
+        GOOSE_MODULE_RUNTIME_KIND: process.versions.bun ? "bun" : "node",
+        GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
+        // Empty: no autosave.
+        GOOSE_MODULE_SESSIONS_DB: target.persistence ? gooseSessionsDb(process.env, homeDir()) : "",
+        GOOSE_MODULE_WATCH_NOTE: target.persistence
+          ? "; the chat is saved after every turn"
+          : `; no autosave (${target.persistenceReason})`,
+      },
+    });
+    const claim = await claimSupervisorPid(paths, opts.stopsSeen, pid);
+    if ("leave" in claim) {
+      signal(pid, "SIGTERM");
+      return log(`${claim.leave}; the new supervisor left`);
+    }
+    log(
+      `supervisor (PID ${pid}) watches AgentAPI and restarts it if it exits without a stop; log: ${supervisorLog(paths)}`,
+    );
+  } catch (error) {
+    if (await stopped()) return log("the workspace's stop script ran while the supervisor was starting; it left");
+    warn(`the supervisor did not start, so nothing restarts AgentAPI if it exits: ${(error as Error).message}`);
+  }
+}

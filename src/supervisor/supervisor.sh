@@ -1,0 +1,160 @@
+# shellcheck shell=sh
+# The supervisor the start leaves beside AgentAPI (supervisor-start.ts): a
+# POSIX sh loop, so that what runs for the workspace's whole life costs about
+# a megabyte, not a JavaScript runtime. It watches /proc for AgentAPI's exit
+# and Goose's sessions database for a turn's end, and starts the start
+# script's own code (restart and autosave modes, supervisor.ts) only then:
+# the restart policy and the verified save stay there, in TypeScript.
+#
+# /bin/sh -c runs it, with $0 = goose-module-supervisor and $1 = the module
+# folder, so the command line says whose supervisor it is; everything else
+# comes in the environment, never as source. No startup file is read: sh
+# reads none when it is not interactive.
+
+dir=$1
+script=$CODER_MODULE_SCRIPT
+settings=$CODER_MODULE_SETTINGS
+runtime=$GOOSE_MODULE_RUNTIME
+kind=$GOOSE_MODULE_RUNTIME_KIND
+pid_file=$GOOSE_MODULE_AGENTAPI_PID_FILE
+db=$GOOSE_MODULE_SESSIONS_DB
+note=$GOOSE_MODULE_WATCH_NOTE
+# Nothing this loop starts inherits them (AgentAPI and Goose least of all).
+unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_RUNTIME_KIND \
+  GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE
+own=$dir/supervisor.pid
+mark=$dir/supervisor.mark
+child=
+helper=
+nap=
+
+log() { printf '%s goose-module: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1"; }
+
+# True when $1 is a live process, not a zombie (a crashed AgentAPI stays one
+# where nothing reaps it); its start time, which a recycled PID does not
+# share, goes to $born (fields 3 and 22 of proc(5)'s stat, after the name).
+alive() {
+  line=
+  read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+  set -f
+  # shellcheck disable=SC2086 # split on purpose, into the fields after the name
+  set -- ${line##*) }
+  set +f
+  born=${20:-}
+  case $1 in Z | X | x) return 1 ;; esac
+}
+
+claimed() {
+  held=
+  read -r held 2>/dev/null <"$own"
+  [ "$held" = "$$" ]
+}
+
+leave() {
+  if claimed; then rm -f "$own"; fi
+  exit "$1"
+}
+
+# The stop's SIGTERM: whatever runs ends first (a restart withdraws the
+# AgentAPI it was starting), then the PID file goes, which the stop waits for.
+stand_down() {
+  claimed || exit 0
+  for p in $nap $helper $child; do kill -TERM "$p" 2>/dev/null; done
+  if [ -n "$child" ]; then wait "$child"; fi
+  log "stood down: the stop script asked the supervisor to stand down"
+  leave 0
+}
+trap stand_down TERM
+
+# `sleep` in the background: `wait` returns at once when SIGTERM arrives.
+# A quarter second where sleep takes fractions (GNU, BusyBox), else a second.
+if sleep 0.01 2>/dev/null; then tick=0.25; else tick=1; fi
+pause() {
+  sleep "$tick" &
+  nap=$!
+  wait "$nap"
+  nap=
+}
+
+# Starts the start script's code in the background, as the coder_script does
+# (run.sh.tftpl): decoded from its gzip+base64 text into the runtime's stdin.
+run_mode() {
+  if [ "$kind" = bun ]; then set -- run - "$@"; else set -- --input-type=module - "$@"; fi
+  printf '%s' "$script" | base64 -d | gzip -dc | CODER_MODULE_SETTINGS=$settings "$runtime" "$@" &
+}
+
+# Goose writes a turn's user rows when it is sent and its reply when it ends
+# (sessions.db, in WAL mode). A change since the mark starts one autosave
+# helper, which saves at AgentAPI's next "stable"; a change while one runs
+# starts another after it. `-nt` compares nanoseconds in dash and bash; where
+# it compares seconds, "not older" still misses nothing.
+autosave() {
+  for f in "$db-wal" "$db"; do
+    if [ -e "$f" ] && ! [ "$mark" -nt "$f" ]; then
+      (umask 077 && : >"$mark")
+      dirty=1
+    fi
+  done
+  if [ -n "$helper" ]; then
+    alive "$helper" && [ "$born" = "$helper_born" ] && return
+    wait "$helper"
+    helper=
+  fi
+  [ "$dirty" = 1 ] || return
+  dirty=0
+  run_mode goose-module-autosave "$dir"
+  helper=$!
+  alive "$helper"
+  helper_born=$born
+}
+
+# Exit codes of the restart mode (supervisor.ts): 0 AgentAPI runs again,
+# 10 the restart failed and the policy decides again, 20 stand down.
+# The policy gives up after a bounded number of failures, so this loop ends.
+restart() {
+  while :; do
+    run_mode goose-module-restart "$dir" "$1"
+    child=$!
+    wait "$child"
+    code=$?
+    child=
+    case $code in
+      0) return ;;
+      10) ;;
+      20) leave 0 ;;
+      *)
+        log "gave up: the restart helper failed (exit code $code; see the lines above). Restart the workspace"
+        leave 1
+        ;;
+    esac
+  done
+}
+
+# The start claims the PID file for this process right after starting it.
+waited=0
+until claimed; do
+  waited=$((waited + 1))
+  [ "$waited" -le 60 ] || exit 0
+  pause
+done
+
+while :; do
+  pid=
+  read -r pid 2>/dev/null <"$pid_file"
+  case $pid in '' | *[!0-9]*) pid= ;; esac
+  if [ -n "$pid" ] && alive "$pid"; then
+    started=$born
+    log "watching AgentAPI (PID $pid)$note"
+    # A launch counts as a change: Goose may answer the task prompt first.
+    dirty=1
+    while [ -d "$dir" ] && alive "$pid" && [ "$born" = "$started" ]; do
+      if [ -n "$db" ]; then autosave; fi
+      pause
+    done
+    if ! [ -d "$dir" ]; then
+      log "stood down: the module's folder is gone, so the module was removed"
+      exit 0
+    fi
+  fi
+  restart "$pid"
+done

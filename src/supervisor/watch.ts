@@ -1,0 +1,68 @@
+import { access, readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
+import { saveState } from "../agentapi/state-save.js";
+import { getStatus } from "../agentapi/status.js";
+import { agentapiUrl, getJson } from "../lib/http.js";
+import { log, warn } from "../lib/log.js";
+import { AUTOSAVE_START, autosaveStep, type ChatVersusSaved, compareWithSaved } from "./autosave.js";
+
+const SAVE_TIMEOUT_MS = 2000;
+
+export async function exists(dir: string): Promise<boolean> {
+  return access(dir).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** What AgentAPI shows against what its state file holds; null when /messages does not answer. */
+async function chatVersusSaved(port: number, stateFile: string): Promise<ChatVersusSaved | null> {
+  const shown = await getJson<{ messages?: Array<{ content?: unknown }> }>(agentapiUrl(port, "/messages"), 2000);
+  if (!shown.ok) return null;
+  let saved: string[] | null = null;
+  try {
+    const state = JSON.parse(await readFile(stateFile, "utf8")) as { messages?: Array<{ message?: unknown }> };
+    if (Array.isArray(state.messages)) saved = state.messages.map((m) => String(m?.message ?? ""));
+  } catch {}
+  return compareWithSaved(
+    saved,
+    (shown.body.messages ?? []).map((m) => String(m?.content ?? "")),
+  );
+}
+
+/** Saves the chat after a turn has ended, and says how long AgentAPI took to confirm it. */
+async function autosave(pid: number, stateFile: string, agentLog: string): Promise<void> {
+  const started = Date.now();
+  const outcome = await saveState(pid, stateFile, agentLog, SAVE_TIMEOUT_MS);
+  (outcome.confirmed ? log : warn)(`autosave after a turn: ${outcome.note} (${Date.now() - started} ms)`);
+}
+
+// A helper lives only until the turn's end shows, so it can read often: one
+// local GET /status each time.
+const READ_MS = 50;
+
+/**
+ * Saves the chat at AgentAPI's first "stable" reading, once it shows the
+ * saved chat loaded and something new, or gives up after `boundMs`.
+ */
+export async function saveAfterTurn(w: {
+  pid: number;
+  port: number;
+  stateFile: string;
+  agentLog: string;
+  boundMs: number;
+}): Promise<void> {
+  const until = Date.now() + w.boundMs;
+  while (Date.now() < until) {
+    // A helper starts because something ran: every reading is the first since.
+    const { save } = autosaveStep(AUTOSAVE_START, (await getStatus(w.port))?.status ?? null);
+    const chat = save ? await chatVersusSaved(w.port, w.stateFile) : null;
+    // Not loaded yet, or no answer: the save waits for a later reading.
+    if (chat === null || chat === "not-loaded") {
+      await delay(READ_MS);
+      continue;
+    }
+    if (chat === "new") await autosave(w.pid, w.stateFile, w.agentLog);
+    return;
+  }
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, withUserTmpdir } from "../../../src/goose/commands.js";
+
+const PROMPT = "/m/task-prompt.md";
+
+describe("buildGooseArgs", () => {
+  const NEW = ["session", "--name", "task-1"];
+  const WITH_PROMPT = ["run", "--interactive", "--name", "task-1", "--instructions", PROMPT];
+  it.each([
+    ["cold with a prompt: a named session given the prompt file", "cold", PROMPT, false, WITH_PROMPT],
+    ["cold without a prompt: a new named session, sends nothing", "cold", null, false, NEW],
+    [
+      "warm: resumes by name, reprints the history, never a prompt",
+      "warm",
+      PROMPT,
+      false,
+      ["session", "--resume", "--name", "task-1", "--history"],
+    ],
+    ["cold never carries a continuation", "cold", null, true, NEW],
+  ] as const)("%s", (_name, mode, prompt, carryOn, want) => {
+    expect(buildGooseArgs(mode, "task-1", prompt, carryOn)).toEqual(want);
+  });
+
+  it("warm, carrying on an interrupted turn: resumes with one continuation text, never the prompt", () => {
+    const args = buildGooseArgs("warm", "task-1", PROMPT, true);
+    expect(args.slice(0, 6)).toEqual(["run", "--resume", "--name", "task-1", "--interactive", "--text"]);
+    expect(args).toHaveLength(7);
+    expect(args).not.toContain(PROMPT);
+    expect(args[6]).toMatch(/carry on/);
+  });
+
+  it("keeps a hostile session name as one argument", () => {
+    expect(buildGooseArgs("warm", "a'; rm -rf / #", null)).toContain("a'; rm -rf / #");
+  });
+});
+
+describe("buildAgentapiArgs", () => {
+  it("passes --type goose, the port and the state files before --", () => {
+    const persistence = { stateFile: "/s.json", pidFile: "/a.pid" };
+    expect(buildAgentapiArgs({ port: 4000, persistence, goose: "/bin/goose", gooseArgs: ["session"] })).toEqual([
+      "server",
+      "--type",
+      "goose",
+      "--port",
+      "4000",
+      "--state-file",
+      "/s.json",
+      "--pid-file",
+      "/a.pid",
+      "--",
+      "/bin/goose",
+      "session",
+    ]);
+  });
+
+  it("leaves the state flags out without persistence (older AgentAPI rejects them)", () => {
+    const args = buildAgentapiArgs({ port: 3284, persistence: null, goose: "goose", gooseArgs: [] });
+    expect(args).not.toContain("--state-file");
+    expect(args).not.toContain("--pid-file");
+  });
+});
+
+describe("buildLaunchEnv", () => {
+  const base = {
+    PATH: "/usr/bin",
+    HOME: "/home/coder",
+    AGENTAPI_STATE_FILE: "/stale.json",
+    AGENTAPI_ALLOWED_HOSTS: "*",
+  };
+  const env = { ...base, ANTHROPIC_API_KEY: "k" };
+  const opts = {
+    ...{ chatBasePath: "", persistence: null, provider: "openai", model: "gpt", mode: "auto" as const, pathPrefix: [] },
+    allowedHosts: ["localhost", "127.0.0.1", "[::1]", "coder.example.com"],
+    allowedOrigins: ["http://localhost:3284", "https://coder.example.com"],
+    configLayer: "/m/goose-config.json",
+  };
+
+  it("names the module's config layer first, before a list the user set, whose files then win", () => {
+    expect(buildLaunchEnv(base, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json");
+    const own = { ...base, GOOSE_ADDITIONAL_CONFIG_FILES: "/u/a.yaml:/u/b.yaml" };
+    expect(buildLaunchEnv(own, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json:/u/a.yaml:/u/b.yaml");
+  });
+
+  it("keeps the registry's AGENTAPI_* contract when persistence is on", () => {
+    const persistence = { stateFile: "/s.json", pidFile: "/a.pid" };
+    const chat = "/@u/w.a/apps/goose/chat";
+    expect(buildLaunchEnv(env, { ...opts, chatBasePath: chat, persistence, pathPrefix: ["/m/bin"] })).toMatchObject({
+      ...{ AGENTAPI_STATE_FILE: "/s.json", AGENTAPI_PID_FILE: "/a.pid", AGENTAPI_SAVE_STATE: "true" },
+      ...{
+        AGENTAPI_LOAD_STATE: "true",
+        AGENTAPI_CHAT_BASE_PATH: chat,
+        PATH: "/m/bin:/usr/bin",
+        ANTHROPIC_API_KEY: "k",
+      },
+    });
+  });
+
+  it("drops inherited AGENTAPI_* state variables when persistence is off", () => {
+    const got = buildLaunchEnv(env, opts);
+    expect(got.AGENTAPI_STATE_FILE).toBeUndefined();
+    expect(got.AGENTAPI_CHAT_BASE_PATH).toBeUndefined();
+  });
+
+  it("passes the allow-lists space-separated, as AgentAPI reads them, never an inherited *", () => {
+    const got = buildLaunchEnv(env, opts);
+    expect(got.AGENTAPI_ALLOWED_HOSTS).toBe("localhost 127.0.0.1 [::1] coder.example.com");
+    expect(got.AGENTAPI_ALLOWED_ORIGINS).toBe("http://localhost:3284 https://coder.example.com");
+  });
+
+  it("sets what keeps Goose from stopping to ask under a terminal, and the template's mode", () => {
+    expect(buildLaunchEnv(env, opts)).toMatchObject({
+      ...{ GOOSE_PROVIDER: "openai", GOOSE_MODEL: "gpt", GOOSE_MODE: "auto" },
+      ...{ GOOSE_TELEMETRY_ENABLED: "false", GOOSE_DISABLE_KEYRING: "1" },
+    });
+    const approve = buildLaunchEnv({ ...env, GOOSE_MODE: "approve" }, { ...opts, mode: "smart_approve" });
+    expect(approve.GOOSE_MODE).toBe("smart_approve");
+  });
+
+  it("sets the module's TMPDIR only when given one", () => {
+    const user = { PATH: "/usr/bin", TMPDIR: "/user/tmp" };
+    const bare = { ...opts, allowedHosts: [], allowedOrigins: [] };
+    expect(buildLaunchEnv(user, { ...bare, tmpdir: "/m/tmp" }).TMPDIR).toBe("/m/tmp");
+    expect(buildLaunchEnv(user, bare).TMPDIR).toBe("/user/tmp");
+  });
+});
+
+// TMPDIR: the module's for AgentAPI, the user's for what it starts.
+it.each([
+  ["the user's TMPDIR back", [], "/bin/goose", "/user/tmp", ["env", "TMPDIR=/user/tmp"]],
+  ["no TMPDIR when the user had none", [], "/bin/goose", undefined, ["env", "-u", "TMPDIR"]],
+  [
+    "before the firewall's prefix, as one word whatever it holds",
+    ["/fw/run", "--"],
+    "/bin/goose",
+    "/t m p/$(x)\n=;'",
+    ["env", "TMPDIR=/t m p/$(x)\n=;'", "/fw/run", "--"],
+  ],
+  ["an empty TMPDIR stays empty", [], "/bin/goose", "", ["env", "TMPDIR="]],
+  ["no wrapper when env would read the command as a setting", [], "/a=b/goose", "/user/tmp", []],
+  ["nor when the prefix's command holds =", ["/x=y/fw"], "/bin/goose", "/user/tmp", ["/x=y/fw"]],
+] as Array<[string, string[], string, string | undefined, string[]]>)(
+  "withUserTmpdir: %s",
+  (_, prefix, goose, user, want) => {
+    expect(withUserTmpdir(prefix, goose, user)).toEqual(want);
+  },
+);

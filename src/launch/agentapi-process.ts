@@ -4,7 +4,7 @@ import { type AgentStatus, getStatus, pollStatus } from "../agentapi/status.js";
 import { prepareAgentapiTmp } from "../agentapi/tmp.js";
 import { type GooseMode, mayTypeExit } from "../goose/mode.js";
 import { logTail, openRotatedLog } from "../lib/command-log.js";
-import { log, StepError, warn } from "../lib/log.js";
+import { log, phase, StepError, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { describePortHolder, listensOn } from "../lib/port-owner.js";
 import {
@@ -21,6 +21,7 @@ import { verifyStateAfterStop } from "../lifecycle/state-verify.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import type { ModulePaths } from "../settings/config.js";
 import { AGENTAPI_SHUTDOWN_MS, settleTurn, stopAgentapi, stopBounds } from "../stop/agent-stop.js";
+import { awaitFirstTurn } from "./first-turn.js";
 
 // AgentAPI itself answers within a second; the bound covers slow disks.
 const READY_TIMEOUT_MS = 60_000;
@@ -233,6 +234,8 @@ export async function launchAgentapi(opts: {
   persistence: boolean;
   stateBackup: string | null;
   gooseMode: GooseMode;
+  /** The turn Goose was launched with, as the log names it ("the task prompt"); undefined when it waits for input. */
+  firstTurn?: string;
   abort?: () => string | undefined;
 }): Promise<boolean> {
   const { port, paths } = opts;
@@ -313,6 +316,16 @@ export async function launchAgentapi(opts: {
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,
     );
   }
+  // Also when Goose was still starting: its first turn follows.
+  if (opts.firstTurn !== undefined)
+    await phase("first-turn", () =>
+      awaitFirstTurn({
+        port,
+        turn: opts.firstTurn as string,
+        halted: async () => halted() !== undefined || (await stoppedSince(paths.dir, opts.stopsSeen)),
+        lock: relock,
+      }),
+    );
   if (await stoppedSince(paths.dir, opts.stopsSeen)) {
     warn("the workspace's stop script ran while AgentAPI was starting; stopping it again so the stop wins");
     const held = await relock();

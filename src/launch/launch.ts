@@ -16,6 +16,12 @@ import { launchAgentapi } from "./agentapi-process.js";
 import { decideLaunch, type LaunchPlan } from "./start-decision.js";
 import { prepareState } from "./state-prep.js";
 
+/** The turn Goose starts with by itself (buildGooseArgs), as the log names it. */
+function firstTurnOf(plan: LaunchPlan, promptFile: string | null): string | undefined {
+  if (plan.decision.mode === "warm") return plan.turn.action === "continue" ? "the interrupted turn" : undefined;
+  return promptFile === null ? undefined : "the task prompt";
+}
+
 /** What the install step found or installed: the binaries and the folders put first on PATH. */
 export interface InstalledTools {
   agentapi: string;
@@ -124,6 +130,7 @@ export async function launchGoose(opts: {
       persistence: gate.enabled,
       stateBackup,
       gooseMode: goose.mode,
+      firstTurn: firstTurnOf(plan, promptFile),
       abort: opts.abort,
     }),
   );

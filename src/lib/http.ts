@@ -101,19 +101,20 @@ export async function postJson(
 
 /**
  * The data of the first event a server-sent event stream sends, then the
- * connection is closed; null when none comes within the bound or the answer
- * is not a 2xx.
+ * connection is closed; the status of an answer that is not a 2xx; null when
+ * no event comes within the bound.
  */
-export function firstEventData(url: string, timeoutMs: number): Promise<string | null> {
+export function firstEventData(url: string, timeoutMs: number): Promise<{ data: string } | { status: number } | null> {
   return new Promise((resolve) => {
     let text = "";
-    const done = (data: string | null) => {
+    const done = (got: { data: string } | { status: number } | null) => {
       clearTimeout(timer);
       req.destroy();
-      resolve(data);
+      resolve(got);
     };
     const req = httpRequest(url, { agent: false, headers: { Accept: "text/event-stream" } }, (res) => {
-      if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) return done(null);
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 299) return done({ status });
       res.on("data", (chunk: Buffer) => {
         text += chunk.toString("utf8");
         const end = text.indexOf("\n\n");
@@ -123,7 +124,7 @@ export function firstEventData(url: string, timeoutMs: number): Promise<string |
           .split("\n")
           .filter((line) => line.startsWith("data:"))
           .map((line) => line.slice(5).trimStart());
-        done(data.join("\n"));
+        done({ data: data.join("\n") });
       });
       res.on("error", () => done(null));
       res.on("end", () => done(null));

@@ -29,7 +29,7 @@ export interface StopBounds {
   save_again: number;
   /** The task log snapshot: GET /messages and the POST to Coder together. */
   snapshot: number;
-  /** Unsent text cleared from the input line, `/exit` typed, and Goose and AgentAPI gone (a real Goose leaves in about 0.13 s). */
+  /** Goose's prompt seen on its screen, unsent text cleared from it, `/exit` typed, and Goose and AgentAPI gone (a real Goose leaves in about 0.13 s). */
   exit: number;
   /** AgentAPI's exit after SIGTERM (stop_sigterm_wait_seconds). */
   sigterm: number;
@@ -79,7 +79,7 @@ const CANCEL_INPUT = "\u0003";
 // crates/goose-cli/src/session, aaif-goose/goose @ v1.46.1). It is the only
 // sign of the turn that answers the -i text of `goose run --interactive`:
 // Goose draws no spinner for it, so AgentAPI says "stable" throughout.
-const STEER_HINT = "[Enter steer · Tab queue · Ctrl+C stop]";
+export const STEER_HINT = "[Enter steer · Tab queue · Ctrl+C stop]";
 
 // Every request to AgentAPI is bounded by what is left of its step, and by this.
 const REQUEST_MS = 1000;
@@ -104,16 +104,26 @@ function typeRaw(port: number, content: string, step: Step) {
 }
 
 /**
+ * What a look at Goose's screen gave: its text; "absent" when AgentAPI has no
+ * screen stream (it refused the request); null when no screen came within the
+ * bound, which says nothing about Goose: on a loaded machine, or with the
+ * step's last milliseconds as the bound, a screen that is there can come late.
+ */
+export type ScreenRead = string | "absent" | null;
+
+/**
  * The terminal screen AgentAPI sees, from the stream its own web terminal
  * reads (GET /internal/screen, hidden from its API docs: Routes in
- * lib/httpapi/server.go, coder/agentapi @ v0.12.2); /messages leaves out the
- * input area at the bottom, where the steer line is. Null when it does not say.
+ * lib/httpapi/server.go, coder/agentapi @ v0.12.2; it sends the current
+ * screen first, subscribeScreen there); /messages leaves out the input area
+ * at the bottom, where the steer line is.
  */
-async function screen(port: number, step: Step): Promise<string | null> {
-  const data = await firstEventData(agentapiUrl(port, "/internal/screen"), step.request());
-  if (data === null) return null;
+export async function readScreen(port: number, timeoutMs: number): Promise<ScreenRead> {
+  const got = await firstEventData(agentapiUrl(port, "/internal/screen"), timeoutMs);
+  if (got === null) return null;
+  if ("status" in got) return "absent";
   try {
-    const parsed = JSON.parse(data) as { screen?: unknown };
+    const parsed = JSON.parse(got.data) as { screen?: unknown };
     return typeof parsed.screen === "string" ? parsed.screen : null;
   } catch {
     return null;
@@ -148,20 +158,40 @@ export function inputLine(shown: string): "empty" | "text" | "none" {
   return typed === "" || EMPTY_INPUT_HINTS.some((hint) => typed.startsWith(hint)) ? "empty" : "text";
 }
 
-/** What AgentAPI says of Goose: working on a turn, at its prompt, or not answering. */
-async function agentState(port: number, step: Step): Promise<"turn" | "idle" | null> {
+/**
+ * Where Goose is, from AgentAPI's status (null: no answer) and, when that is
+ * "stable", Goose's screen: working on a turn, idle at its prompt, or not
+ * known yet because the status or the screen did not come.
+ */
+export function agentPhase(status: string | null, shown: ScreenRead): "turn" | "idle" | "no-status" | "no-screen" {
+  if (status === null) return "no-status";
+  if (status !== "stable") return "turn";
+  if (shown === null) return "no-screen";
+  // Without the stream (an AgentAPI that has none), "stable" is all there is to go on.
+  if (shown === "absent") return "idle";
+  return inputLine(shown) === "none" ? "turn" : "idle";
+}
+
+async function agentState(port: number, step: Step): Promise<ReturnType<typeof agentPhase>> {
   const now = await getStatus(port, step.request());
-  if (now === null) return null;
-  if (now.status !== "stable") return "turn";
-  // Without the screen (an AgentAPI without the stream), "stable" is all there is to go on.
-  const shown = await screen(port, step);
-  return shown === null || inputLine(shown) !== "none" ? "idle" : "turn";
+  return agentPhase(now?.status ?? null, now?.status === "stable" ? await readScreen(port, step.request()) : null);
 }
 
 /** Polls until Goose is idle at its prompt, within the step. */
 async function waitIdle(port: number, step: Step): Promise<boolean> {
   const idle = async () => ((await agentState(port, step)) === "idle" ? true : undefined);
   return "value" in (await pollUntil(idle, { timeoutMs: step.left(), intervalMs: 100 }));
+}
+
+/** Polls until AgentAPI tells whether a turn runs, within the step; else what it did not tell. */
+async function lookForTurn(port: number, step: Step): Promise<ReturnType<typeof agentPhase>> {
+  let last: ReturnType<typeof agentPhase> = "no-status";
+  const known = async () => {
+    last = await agentState(port, step);
+    return last === "turn" || last === "idle" ? last : undefined;
+  };
+  await pollUntil(known, { timeoutMs: step.left(), intervalMs: 100 });
+  return last;
 }
 
 // How long a keystroke may take to change the screen AgentAPI polls every 25 ms.
@@ -200,9 +230,10 @@ export interface TurnOutcome {
 
 /** Lets a running turn end; past the bound, cancels it the way a user would, so Goose can still exit by itself. */
 async function endTurn(port: number, b: StopBounds): Promise<TurnOutcome & { note: string }> {
-  const now = await agentState(port, new Step(b.look));
-  if (now === null) return { note: "status unavailable", ranTurn: false, atPrompt: false };
+  const now = await lookForTurn(port, new Step(b.look));
+  if (now === "no-status") return { note: "status unavailable", ranTurn: false, atPrompt: false };
   if (now === "idle") return { note: "agent idle at its prompt", ranTurn: false, atPrompt: true };
+  // A turn, or a screen that did not come in time: Goose must be seen at its prompt before /exit.
   if (await waitIdle(port, new Step(b.turn)))
     return { note: "the running turn finished", ranTurn: true, atPrompt: true };
   const cancel = new Step(b.cancel);
@@ -243,19 +274,34 @@ export async function stopAgentapi(pid: number, port: number, b: StopBounds, opt
   await removePidFile(opts.pidFile, pid);
 }
 
+/** Polls until the screen shows Goose's input line (or AgentAPI has no screen to show), within the step. */
+async function waitInputLine(port: number, step: Step): Promise<"empty" | "text" | "absent" | null> {
+  const drawn = async () => {
+    const now = await readScreen(port, step.request());
+    if (now === null) return undefined;
+    if (now === "absent") return now;
+    const line = inputLine(now);
+    return line === "none" ? undefined : line;
+  };
+  const found = await pollUntil(drawn, { timeoutMs: step.left(), intervalMs: 25 });
+  return "value" in found ? found.value : null;
+}
+
 /**
- * Empties Goose's input line when text waits there unsent: `/exit` would be
- * appended to it, and Goose 1.46.1 then took the line as a message. Null once
- * the line is empty (or the screen does not say), else why not.
+ * Waits for Goose's prompt, then empties its input line when text waits there
+ * unsent: `/exit` would be appended to it, and Goose 1.46.1 then took the
+ * line as a message. Null once the line is empty (or AgentAPI has no screen to
+ * show), else why not.
  */
 async function clearInputLine(port: number, step: Step): Promise<string | null> {
-  const shown = await screen(port, step);
-  if (shown === null || inputLine(shown) !== "text") return null;
+  const line = await waitInputLine(port, step);
+  if (line === null) return `Goose's prompt was not on its screen within ${step.bound} ms`;
+  if (line !== "text") return null;
   const typed = await typeRaw(port, CANCEL_INPUT, step);
   if (!typed.ok) return `clearing the unsent text in Goose's input line failed (${typed.error})`;
   const empty = async () => {
-    const now = await screen(port, step);
-    return now !== null && inputLine(now) === "empty" ? true : undefined;
+    const now = await readScreen(port, step.request());
+    return typeof now === "string" && inputLine(now) === "empty" ? true : undefined;
   };
   if (!("value" in (await pollUntil(empty, { timeoutMs: step.left(), intervalMs: 25 }))))
     return "Goose's input line still held unsent text after Ctrl+C";

@@ -34,6 +34,31 @@ export class AgentApiClient {
     return `http://127.0.0.1:${this.port}${route}`;
   }
 
+  /**
+   * The terminal screen AgentAPI sees: the first event of GET /internal/screen
+   * (its web terminal's stream), on a connection closed right after it, which
+   * would otherwise hold AgentAPI's HTTP shutdown when Goose exits.
+   */
+  screen(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let text = "";
+      const req = httpRequest({ host: "127.0.0.1", port: this.port, path: "/internal/screen", agent: false }, (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+          const [event] = text.split("\n\n");
+          if (event === text) return;
+          req.destroy();
+          const data = (event as string).split("\n").filter((line) => line.startsWith("data:"));
+          resolve((JSON.parse(data.map((line) => line.slice(5)).join("\n")) as { screen: string }).screen);
+        });
+      });
+      req.setTimeout(5000, () => req.destroy(new Error("GET /internal/screen sent no event within 5 s")));
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
   /** "stable", "running", or null when nothing answers. */
   async status(): Promise<string | null> {
     try {

@@ -6,7 +6,7 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { childPids, type Rendered, run, tools, type Workspace } from "../../support/workspace/index.js";
+import { childPids, type Rendered, type RunResult, run, tools, type Workspace } from "../../support/workspace/index.js";
 import {
   agentapiPids,
   expectOk,
@@ -72,6 +72,21 @@ async function waitRunning(ws: Workspace): Promise<void> {
   await ws.waitFor("a running turn", async () => (await ws.status()) === "running");
 }
 
+/**
+ * Start, and stop while Goose answers the task prompt and the start still
+ * waits for that answer: the stop wins, and the start fails saying so.
+ */
+async function stopDuringPromptTurn(ws: Workspace, rendered: Rendered): Promise<RunResult> {
+  await setTurnMs(ws, 600_000);
+  const starting = ws.runScript(rendered.start);
+  await ws.waitFor("the prompt stored by Goose", async () => (await ws.deliveries(PROMPT)) === 1);
+  const stopped = await stop(ws, rendered);
+  const started = await starting;
+  expect(started.code).toBe(1);
+  expect(started.stderr + started.stdout).toContain("the stop wins");
+  return stopped;
+}
+
 /** Start, let the prompt be answered, then stop while Goose works on a follow-up. */
 async function stopDuringFollowUp(ws: Workspace, rendered: Rendered, followUp: string): Promise<void> {
   await setTurnMs(ws, 200);
@@ -122,14 +137,10 @@ describe("a stop during a turn, and the restart after it", () => {
   it("the prompt's turn: cancelled so Goose leaves by itself, no spinner saved; the restart answers it with one delivery; the next restart sends nothing", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
-    await setTurnMs(ws, 600_000);
-    await start(ws, rendered);
     // Goose draws no spinner while it answers the prompt it was started with, so
     // AgentAPI reports "stable" then (observed with Goose 1.46.1); the stop
     // cancels the turn with a ^C before Goose can leave on /exit.
-    await ws.waitFor("the prompt stored by Goose", async () => (await ws.deliveries(PROMPT)) === 1);
-
-    const stopped = await stop(ws, rendered);
+    const stopped = await stopDuringPromptTurn(ws, rendered);
     expect(stopped.stdout).toContain("Goose exited on /exit");
     expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
     const saved = await savedState(ws);
@@ -250,10 +261,7 @@ describe("a stop during a turn, and the restart after it", () => {
   it("continue_interrupted_turn = false: nothing is sent, and the log says the task waits for input", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws, { stop_turn_wait_seconds: 1, continue_interrupted_turn: false });
-    await setTurnMs(ws, 600_000);
-    await start(ws, rendered);
-    await ws.waitFor("the prompt stored by Goose", async () => (await ws.deliveries(PROMPT)) === 1);
-    await stop(ws, rendered);
+    await stopDuringPromptTurn(ws, rendered);
 
     await setTurnMs(ws, 200);
     const resumed = await start(ws, rendered);

@@ -27,6 +27,7 @@ import {
   PROMPT,
   render,
   SESSION,
+  setTurnMs,
   stop,
   task,
   WORKSPACE_ID,
@@ -113,6 +114,35 @@ describe("start script", () => {
     const state = JSON.parse(await readFile(stateFile, "utf8"));
     expect(state.version).toBe(1);
     expect(flat(state.messages.map((m: { message: string }) => m.message).join(" "))).toContain(head(reply));
+  });
+
+  // Observed with Goose 1.46.1: while it answers the task prompt it draws no
+  // spinner, AgentAPI says "stable" and takes a chat message, and Goose leaves
+  // it unsent in its input line. The start ends once that answer is in, and
+  // sends such a message on.
+  it("a chat message sent while Goose answers the task prompt reaches Goose; the start ends after the answer", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    await setTurnMs(ws, 5000);
+    const starting = ws.runScript(rendered.start);
+    await ws.waitFor("the prompt stored by Goose", async () => (await deliveredIn(ws)).length === 1);
+    await ws.agentapi.waitStable();
+    await ws.agentapi.post("Run the test suite.");
+    const started = await starting;
+    expectOk(started, "start script");
+    expect(started.stdout).toContain("Goose has answered the task prompt");
+    // Received once, and answered: the double (and a real Goose when the message
+    // came before its live input) needs the start's Enter; a real Goose whose
+    // live input already ran may take it as a steer by itself.
+    await ws.waitFor("Goose's answer to the message", async () => {
+      const rows = await gooseMessages(ws.gooseDb);
+      const asked = rows.filter((m) => m.role === "user" && m.userVisible && m.text === "Run the test suite.");
+      return asked.length === 1 && rows.some((m) => m.role === "assistant" && m.id > asked[0]!.id);
+    });
+    await ws.waitStable();
+    const replies = await gooseReplies(ws);
+    expect(flat((await ws.agentapi.messages()).map((m) => m.content).join(" "))).toContain(head(replies.at(-1)));
+    await stop(ws, rendered);
   });
 
   it("cold start with custom state_file_path and pid_file_path under HOME", async () => {

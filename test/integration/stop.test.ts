@@ -16,7 +16,7 @@ import {
   tools,
   type Workspace,
 } from "../../support/workspace/index.js";
-import { setTurnMs } from "./scenario.js";
+import { waitTurns } from "./scenario.js";
 import {
   agentapiLog,
   expectGracefulStop,
@@ -112,16 +112,18 @@ describe("stop: save, then stop", () => {
     // How long it took is bench/'s business (npm run bench), never a test's.
   });
 
-  // Observed with Goose 1.46.1: while it answers the task prompt it draws no
-  // spinner, AgentAPI says "stable" and takes a message; the terminal echoes it,
-  // its Enter is lost, and it waits unsent in Goose's input line after the
-  // reply, where a `/exit` typed after it would not end Goose.
-  it("a message sent while Goose answers the task prompt: the stop clears it from the input line, and Goose exits on /exit", async () => {
+  // Text waits unsent in Goose's input line: typed without Enter in the CLI
+  // app, or a chat message sent while Goose answered a task prompt that took
+  // longer than the start waits (observed with Goose 1.46.1). A `/exit` typed
+  // after it would be appended to it, and Goose would not exit.
+  it("text left unsent in Goose's input line: the stop clears it, and Goose exits on /exit", async () => {
     const { ws, rendered } = await setup({ prompt: "Fix the flaky test in ci.yml." });
-    // A task prompt answered slowly enough that the message lands during it.
-    await setTurnMs(ws, 6000);
     await start(ws, rendered);
-    await ws.send("Run the test suite.");
+    await waitTurns(ws, 1);
+    await ws.agentapi.post("Run the test suite.", "raw");
+    await ws.agentapi.waitFor("the text in the input line", async () =>
+      (await ws.agentapi.screen()).includes("> Run the test suite."),
+    );
 
     const result = await stop(ws, rendered);
     expect(result.code).toBe(0);

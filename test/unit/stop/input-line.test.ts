@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inputLine } from "../../../src/stop/agent-stop.js";
+import { agentPhase, inputLine } from "../../../src/stop/agent-stop.js";
 
 // Screens as AgentAPI's /internal/screen gave them for Goose 1.46.1
 // (/work/shared/reference/goose-observed.md and the stop's own capture).
@@ -32,5 +32,21 @@ describe("inputLine: what the last line of Goose's screen says about its input l
     ["nothing at all", "  \n\n", "none"],
   ])("%s", (_name, shown, expected) => {
     expect(inputLine(shown)).toBe(expected);
+  });
+});
+
+describe("agentPhase: whether Goose works on a turn, from AgentAPI's status and Goose's screen", () => {
+  const PROMPT = `${REPLY}> Enter to send · Ctrl+J newline · Shift+Tab reasoning (off)`;
+  const BANNER = "    __( O)>  ● new session · openai gpt-4o\n     L L     goose is ready\n";
+  it.each([
+    ["no status", null, null, "no-status"],
+    ["running (a spinner is drawn)", "running", null, "turn"],
+    ["stable at the prompt", "stable", PROMPT, "idle"],
+    ["stable at the banner (the task prompt's turn)", "stable", BANNER, "turn"],
+    ["stable, and AgentAPI has no screen stream", "stable", "absent", "idle"],
+    // A screen read that timed out (a loaded machine, or a step's last milliseconds as its bound) is not a prompt.
+    ["stable, and the screen did not come in time", "stable", null, "no-screen"],
+  ] as const)("%s", (_name, status, shown, expected) => {
+    expect(agentPhase(status, shown)).toBe(expected);
   });
 });

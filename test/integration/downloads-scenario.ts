@@ -3,18 +3,32 @@
 // the module's install variables pointed at a mirror, and marker binaries
 // that show whether anything ran them.
 
+import { execFileSync } from "node:child_process";
 import { lstat } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach } from "vitest";
-import { type Certificate, EgressProxy, ReleaseMirror, scratchDir, tools } from "../../support/workspace/index.js";
+import {
+  type Certificate,
+  EgressProxy,
+  gooseUnderTest,
+  ReleaseMirror,
+  scratchDir,
+  tools,
+} from "../../support/workspace/index.js";
 
 // Release asset names as upstream publishes them (coder/agentapi
 // .github/workflows/release.yml; aaif-goose/goose build-cli-linux.yml at v1.47.0).
 export const ARCH = process.arch === "arm64" ? "arm64" : "amd64";
 export const OTHER_ARCH = ARCH === "arm64" ? "amd64" : "arm64";
-export const GOOSE_VERSION = "1.47.0";
+// The release the mirrored tarball claims to be: the double's, or what a real
+// Goose (GOOSE_BIN) says it is, since the module checks `goose --version`
+// against goose_version before it reuses an installed binary.
+const underTest = gooseUnderTest();
+export const GOOSE_VERSION = underTest.real
+  ? (execFileSync(underTest.bin, ["--version"], { encoding: "utf8" }).trim().split(/\s+/).pop() ?? "").replace(/^v/, "")
+  : "1.47.0";
 export const agentapiRoute = (version = tools.agentapiNewVersion) => `/v${version}/agentapi-linux-${ARCH}`;
 export const gooseRoute = (version = GOOSE_VERSION) =>
   `/v${version}/goose-${ARCH === "arm64" ? "aarch64" : "x86_64"}-unknown-linux-gnu.tar.bz2`;

@@ -1,17 +1,15 @@
 #!/usr/bin/env python3
-"""Self-check for the Goose test double; tools/test.sh runs it.
+"""Self-check of the Goose test double; tools/test.sh runs it. Exit 0 = all passed.
 
-  python3 test/goose-double/selftest.py                          CLI + DB + PTY checks
-  AGENTAPI_BIN=/path/to/agentapi python3 test/goose-double/selftest.py   ... plus AgentAPI end to end
+AGENTAPI_BIN=/path/to/agentapi (else .tools/agentapi/v0.12.*/agentapi when present) adds a run under
+AgentAPI. No step waits for a fixed time: each polls for what it needs (terminal text, an event,
+DB rows, an exit); SELFTEST_TIMEOUT (s, default 20) bounds that, so a hang fails. Each part may use
+what the one before left (the same HOME, session names)."""
+import atexit, glob, json, os, pathlib, re, shutil, signal, sqlite3, subprocess, sys, tempfile, traceback
+import urllib.parse
 
-Without AGENTAPI_BIN it uses .tools/agentapi/v0.12.*/agentapi when present. Prints ok/FAIL per check
-and a count; exit 0 = all passed. No step waits for a fixed time: each waits for what it needs (text
-on the terminal, a line in the event log, rows in the DB, an exit). SELFTEST_TIMEOUT (seconds,
-default 20) only bounds such a wait, so a run that would hang fails instead. Each part runs after
-the one before it and may use what it left (the same HOME, session names).
-"""
-import atexit, glob, http.server, json, os, pathlib, pty, re, select, shutil, signal, socket, sqlite3, subprocess, sys
-import tempfile, termios, threading, time, traceback, urllib.error, urllib.parse, urllib.request
+sys.dont_write_bytecode = True  # no __pycache__ in the repo
+from selftest_drivers import agentapi_e2e, model_server, pty_drive, wait_for
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 G = os.path.join(HERE, "goose")
@@ -22,11 +20,11 @@ atexit.register(shutil.rmtree, WORK, True)
 RAN, FAILS = 0, 0
 
 
-def check(name, cond):  # cond: a function; false or an exception fails the check
+def check(name, cond):  # cond: a value or a function; false or an exception fails the check
     global RAN, FAILS
     RAN += 1
     try:
-        passed = bool(cond())
+        passed = bool(cond() if callable(cond) else cond)
     except Exception:
         traceback.print_exc()
         passed = False
@@ -34,9 +32,9 @@ def check(name, cond):  # cond: a function; false or an exception fails the chec
     FAILS += not passed
 
 
-def eq(name, got, want):  # got: a function; FAIL shows what it returned
+def eq(name, got, want):  # got: a value or a function; FAIL shows what it is
     def cond():
-        value = got()
+        value = got() if callable(got) else got
         if value != want:
             sys.stderr.write("  got:  %r\n  want: %r\n" % (value, want))
         return value == want
@@ -45,16 +43,6 @@ def eq(name, got, want):  # got: a function; FAIL shows what it returned
 
 def has_all(text, *needles):
     return all(n in text for n in needles)
-
-
-def wait_for(cond, what, limit=LIMIT):  # poll until cond() holds; False after limit seconds
-    end = time.monotonic() + limit
-    while not cond():
-        if time.monotonic() > end:
-            sys.stderr.write("timed out after %g s waiting for %s\n" % (limit, what))
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def fresh_home(name):  # sets H, DB, EV
@@ -75,19 +63,17 @@ def read(path):
         return f.read()
 
 
-def g(*args, stdin="", merge=False, P="openai", M="m", TEL="false", VER=None, LAYERS=None, RESUME_ERROR=None,
-      TURN="50"):
-    """The double in $H/proj with a clean, configured environment; stdin is the given text."""
+def genv(P="openai", M="m", TEL="false", TURN="50", **more):  # a clean, configured environment
     env = {"PATH": os.environ["PATH"], "HOME": H + "/home", "GOOSE_DOUBLE_EVENT_LOG": EV, "GOOSE_PROVIDER": P,
-           "GOOSE_MODEL": M, "GOOSE_TELEMETRY_ENABLED": TEL, "GOOSE_DOUBLE_TURN_MS": TURN}
-    for key, value in (("VERSION", VER), ("RESUME_ERROR_FILE", RESUME_ERROR)):
-        if value:
-            env["GOOSE_DOUBLE_" + key] = value
-    if LAYERS:
-        env["GOOSE_ADDITIONAL_CONFIG_FILES"] = LAYERS
-    return subprocess.run([G, *args], cwd=H + "/proj", env=env, input=stdin, capture_output=not merge,
-                          stdout=subprocess.PIPE if merge else None, stderr=subprocess.STDOUT if merge else None,
-                          text=True, timeout=LIMIT)
+           "GOOSE_MODEL": M, "GOOSE_DOUBLE_TURN_MS": TURN, **{k: v for k, v in more.items() if v}}
+    if TEL != "unset":
+        env["GOOSE_TELEMETRY_ENABLED"] = TEL
+    return env
+
+
+def g(*args, stdin="", merge=False, **env):  # the double in $H/proj; stdin is the given text
+    return subprocess.run([G, *args], cwd=H + "/proj", env=genv(**env), input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True, timeout=LIMIT)
 
 
 def out(*args, **kw):  # stdout of the double, as $(...) gives it
@@ -156,7 +142,7 @@ for what, name, unset in (("provider", "noprov", {"P": ""}), ("model", "nomodel"
 eq("failed starts still created their sessions (0 messages)",
    lambda: q("SELECT group_concat(name) FROM (SELECT name FROM sessions ORDER BY id)"), "noprov,nomodel")
 listed = out("session", "list", "--format", "json")
-check("list json is one line", lambda: "\n" not in listed)
+check("list json is one line", "\n" not in listed)
 eq("list json key order", lambda: ",".join(json.loads(listed)[0]),
    "id,working_dir,name,user_set_name,session_type,created_at,updated_at,extension_data,usage,accumulated_usage,"
    "accumulated_cost,schedule_id,recipe,user_recipe_values,conversation,message_count,last_message_at,provider_name,"
@@ -167,7 +153,7 @@ check("list json: never-run sessions have model_config null, 0 messages, RFC 333
     and re.fullmatch(RFC3339, s["created_at"]) and re.fullmatch(RFC3339, s["updated_at"]) for s in json.loads(listed)))
 
 fresh_home("v15")
-g("run", "-n", "s15", "-t", "hello 15", VER="1.46.1")
+g("run", "-n", "s15", "-t", "hello 15", GOOSE_DOUBLE_VERSION="1.46.1")
 def schema():
     return "%s:%s" % (q("SELECT group_concat(version) FROM schema_version"),
                       q("SELECT COUNT(*) FROM sqlite_master WHERE name='idx_messages_session_created'"))
@@ -180,13 +166,13 @@ fresh_home("cold")
 write(H + "/task.md", "Do the task.\nLine two.")
 p = g("run", "-s", "-n", "t1", "-i", H + "/task.md", stdin="follow up\n")
 o = p.stdout
-eq("cold start exit 0", lambda: p.returncode, 0)
-check("cold start reply", lambda: "Goose double reply #1: received 22 chars: Do the task. Line two." in o)
+eq("cold start exit 0", p.returncode, 0)
+check("cold start reply", "Goose double reply #1: received 22 chars: Do the task. Line two." in o)
 eq("task text not echoed on screen", lambda: sum("Do the task" in line for line in o.splitlines()), 1)
-check("follow-up reply", lambda: "Goose double reply #2: received 9 chars: follow up" in o)
-check("banner: new session line", lambda: "    __( O)>  ● new session · openai m" in o)
+check("follow-up reply", "Goose double reply #2: received 9 chars: follow up" in o)
+check("banner: new session line", "    __( O)>  ● new session · openai m" in o)
 check("banner: id and resolved dir", lambda: re.search(r"^   \\____\)    [0-9]{8}_1 · %s$" % re.escape(H + "/proj"), o, re.M))
-check("banner: goose is ready", lambda: "     L L     goose is ready" in o)
+check("banner: goose is ready", "     L L     goose is ready" in o)
 check("context bar", lambda: re.search(r"^  ╌{20} 0% [0-9]+/128k$", o, re.M))
 check("⏱ line after an interactive reply", lambda: re.search(r"^  ⏱ 0\.[0-9]{2}s$", o, re.M))
 check("session closed on EOF", lambda: "● session closed · " + q("SELECT id FROM sessions") in o)
@@ -209,9 +195,9 @@ def first_listed():
 eq("list message_count counts user-visible only", lambda: first_listed()["message_count"], 4)
 eq("extension_data enabled_extensions.v0", lambda: list(first_listed()["extension_data"]), ["enabled_extensions.v0"])
 o = out("session", "-r", "-n", "t1", stdin="again\n")
-check("warm start banner says resuming", lambda: "    __( O)>  ● resuming · openai m" in o)
+check("warm start banner says resuming", "    __( O)>  ● resuming · openai m" in o)
 eq("warm start adds a turn", lambda: q("SELECT COUNT(*) FROM messages WHERE role='user' AND json_extract(metadata_json,'$.userVisible')"), "3")
-check("resume without --history shows no history", lambda: "restored" not in o)
+check("resume without --history shows no history", "restored" not in o)
 o = g("session", "-r", "-n", "t1", "--history").stdout
 check("--history: after the banner, messages run together, then one line break", lambda: re.search(
     r"goose is ready\n\n  ↻ 6 messages restored\nDo the task\.\nLine two\.Goose double reply #1: [^\n]*"
@@ -220,7 +206,7 @@ eq("run has no --history", lambda: run_g("run", "-r", "-n", "t1", "--history", "
    "2:error: unexpected argument '--history' found")
 write(H + "/resume-error", "Invalid API key")
 eq("GOOSE_DOUBLE_RESUME_ERROR_FILE: the file's text on STDOUT, exit 1, nothing stored",
-   lambda: (*streams("session", "-r", "-n", "t1", RESUME_ERROR=H + "/resume-error"), q("SELECT COUNT(*) FROM messages")),
+   lambda: (*streams("session", "-r", "-n", "t1", GOOSE_DOUBLE_RESUME_ERROR_FILE=H + "/resume-error"), q("SELECT COUNT(*) FROM messages")),
    (1, "\n  error: Invalid API key\n\n", "", "9"))
 sid1 = q("SELECT id FROM sessions")
 NEWEST_MSG_SID = "SELECT session_id FROM messages ORDER BY id DESC LIMIT 1"
@@ -274,159 +260,35 @@ write(H + "/home/.config/goose/config.yaml",
       "extensions:\n  developer:\n    enabled: false\n  memory:\n    type: builtin\n    enabled: true\n")
 write(H + "/layer.json", '{"extensions":{"developer":{"type":"builtin","name":"developer","enabled":true},'
       '"tutorial":{"type":"builtin","name":"tutorial","enabled":true}}}')
-g("session", "-n", "layered", LAYERS=H + "/layer.json")
+g("session", "-n", "layered", GOOSE_ADDITIONAL_CONFIG_FILES=H + "/layer.json")
 eq("config layers: the extra file's entries, merged field by field, the user's file last", lambda: [
     e["name"] for e in json.loads(q("SELECT extension_data FROM sessions WHERE name='layered'"))
     ["enabled_extensions.v0"]["extensions"]], ["tutorial", "memory"])
 
 fresh_home("model")
 MODEL_LOG = []  # "PATH AUTHORIZATION STREAM" of each request
-
-
-class Model(http.server.BaseHTTPRequestHandler):
-    """A provider on loopback: 401 unless the key is "good", else one streamed OpenAI answer."""
-    def log_message(self, *a):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        MODEL_LOG.append("%s %s %s" % (self.path, self.headers.get("Authorization"), body["stream"]))
-        if self.headers.get("Authorization") != "Bearer good":
-            data = json.dumps({"error": {"message": "Invalid session token."}}).encode()
-            self.send_response(401)
-        else:
-            data = b'data: {"choices":[{"delta":{"content":"model says hi"}}]}\n\ndata: [DONE]\n\n'
-            self.send_response(200)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-server = http.server.HTTPServer(("127.0.0.1", 0), Model)
-server_thread = threading.Thread(target=server.serve_forever, daemon=True)
-server_thread.start()
+server = model_server(MODEL_LOG)
 def gm(key, *args):  # the double with the openai provider pointed at that server
-    return subprocess.run([G, *args], cwd=H + "/proj", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=LIMIT, env={
-        "PATH": os.environ["PATH"], "HOME": H + "/home", "GOOSE_DOUBLE_EVENT_LOG": EV, "GOOSE_PROVIDER": "openai",
-        "GOOSE_MODEL": "m", "GOOSE_TELEMETRY_ENABLED": "false", "GOOSE_DOUBLE_TURN_MS": "0",
-        "OPENAI_HOST": "http://127.0.0.1:%d/api/v2/aibridge/openai" % server.server_address[1], "OPENAI_API_KEY": key}).stdout
+    return g(*args, merge=True, TURN="0", OPENAI_API_KEY=key,
+             OPENAI_HOST="http://127.0.0.1:%d/api/v2/aibridge/openai" % server.server_address[1]).stdout
 o = gm("good", "run", "-n", "m1", "-t", "hello model")
-check("model: the reply is the model's text", lambda: "model says hi" in o)
+check("model: the reply is the model's text", "model says hi" in o)
 eq("model: POST to the host's path + v1/chat/completions, bearer key, streamed", lambda: MODEL_LOG[0],
    "/api/v2/aibridge/openai/v1/chat/completions Bearer good True")
 eq("model: the reply is stored", lambda: q("SELECT content_json LIKE '%model says hi%' FROM messages WHERE role='assistant'"), "1")
 o = gm("wrong", "run", "-n", "m2", "-t", "hello again")
-check("model: a refused request fails the turn as Goose shows it", lambda: has_all(
+check("model: a refused request fails the turn as Goose shows it", has_all(
     o, "Ran into this error: Authentication error: Authentication failed for http://127.0.0.1:",
     "Status: 401 Unauthorized. Response: Invalid session token.", "Please retry if you think this is a transient"))
 eq("model: nothing stored for the failed turn", lambda: q(
     "SELECT COUNT(*) FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.name = 'm2' AND m.role = 'assistant'"), "0")
-server.shutdown(); server.server_close(); server_thread.join()  # no thread may run across pty.fork
+server.shutdown(); server.server_close(); server.thread.join()  # no thread may run across pty.fork
 
 
 # ---- 4. PTY behaviour (AgentAPI keystrokes, signals, ^C, /exit, steering) ----------------------
-def ptyrun(args, script, cwd=None, TURN="200", TEL="false", TELOFF=None):
-    """The double in a PTY, typed into as AgentAPI does, by a script of steps:
-      ("w", TEXT)       write TEXT to the terminal
-      ("screen", TEXT)  wait until TEXT appears on the terminal after the last text waited for
-      ("event", NAME)   wait for the next NAME event in the event log (written by this run)
-      ("raw",)          wait until the double reads keys in raw mode (a question is drawn before
-                        that, and an Enter typed earlier would reach it as a newline)
-      ("sig", N)        send signal N to the double
-      ("exit",)         wait for the double to exit
-    Returns (terminal output, exit status), the status "running" when the double still runs after
-    the last step (then it is killed), "timeout" or "exited early". A script that claims the
-    double keeps running ends by typing text and waiting for its echo."""
-    env = {"PATH": os.environ["PATH"], "HOME": H + "/home", "TERM": "vt100", "GOOSE_PROVIDER": "openai",
-           "GOOSE_MODEL": "m", "GOOSE_DOUBLE_TURN_MS": TURN, "GOOSE_DOUBLE_EVENT_LOG": EV}
-    if TEL != "unset":
-        env["GOOSE_TELEMETRY_ENABLED"] = TEL
-    if TELOFF:
-        env["GOOSE_TELEMETRY_OFF"] = TELOFF
-    st = {"out": b"", "seen": 0, "status": None, "closed": False,
-          "ev_pos": os.path.getsize(EV) if os.path.exists(EV) else 0}
-    pid, fd = pty.fork()
-    if pid == 0:
-        try:
-            os.chdir(cwd or H + "/proj")
-            os.execve(G, [G, *args], env)
-        finally:
-            os._exit(127)
-
-    def read_some():  # keep reading the terminal (a full one would block the double); note when it closes
-        if st["closed"]:
-            return time.sleep(0.05)
-        if select.select([fd], [], [], 0.05)[0]:
-            try:
-                d = os.read(fd, 65536)
-            except OSError:  # EIO: the double has exited
-                d = b""
-            st["out"] += d
-            st["closed"] = not d
-
-    def on_screen(text):
-        i = st["out"].find(text.encode(), st["seen"])
-        if i >= 0:
-            st["seen"] = i + len(text.encode())
-        return i >= 0
-
-    def next_event(name):
-        if not os.path.exists(EV):
-            return False
-        with open(EV, "rb") as f:
-            f.seek(st["ev_pos"])
-            for line in f:
-                if not line.endswith(b"\n"):
-                    break  # a line still being written
-                st["ev_pos"] += len(line)
-                if json.loads(line).get("event") == name:
-                    return True
-        return False
-
-    def exited():
-        if st["status"] is None:
-            w, s = os.waitpid(pid, os.WNOHANG)
-            if w:
-                st["status"] = os.waitstatus_to_exitcode(s)
-        return st["closed"] and st["status"] is not None
-
-    def finish(last):
-        if st["status"] is None and last != "exited early":
-            os.kill(pid, signal.SIGKILL)
-        if st["status"] is None:
-            os.waitpid(pid, 0)
-        os.close(fd)
-        return st["out"].decode("utf-8", "replace"), str(last)
-
-    for step in script:
-        kind = step[0]
-        if kind == "w":
-            os.write(fd, step[1].encode())
-            continue
-        if kind == "sig":
-            os.kill(pid, step[1])
-            continue
-        ready, what = {"screen": (lambda: on_screen(step[1]), repr(step[1:])),
-                       "event": (lambda: next_event(step[1]), "event " + repr(step[1:])),
-                       "raw": (lambda: not termios.tcgetattr(fd)[3] & termios.ICANON, "raw mode"),  # both ends share modes
-                       "exit": (exited, "exit")}[kind]
-        end = time.monotonic() + LIMIT
-        while not ready():
-            if st["closed"] and kind != "exit":
-                sys.stderr.write("ptyrun: the double exited while waiting for %s\n" % what)
-                return finish("exited early")
-            if time.monotonic() > end:
-                sys.stderr.write("ptyrun: timed out after %g s waiting for %s\n" % (LIMIT, what))
-                return finish("timeout")
-            read_some()
-    if st["status"] is None:
-        w, s = os.waitpid(pid, os.WNOHANG)
-        if w:
-            st["status"] = os.waitstatus_to_exitcode(s)
-            return finish(st["status"])
-        return finish("running")
-    return finish(st["status"])
+def ptyrun(args, script, cwd=None, TURN="200", TEL="false", TELOFF=None):  # (screen, exit status); see pty_drive
+    env = genv(TURN=TURN, TEL=TEL, TERM="vt100", GOOSE_TELEMETRY_OFF=TELOFF)
+    return pty_drive(G, cwd or H + "/proj", env, EV, LIMIT, args, script)
 
 
 fresh_home("pty")
@@ -437,11 +299,11 @@ o, last = ptyrun(["run", "-s", "-n", "p1", "-t", "task"], [
     ("screen", "Goose double reply #1"), ("screen", "Enter to send"), ("w", "x\b"), ("w", PASTE), ("w", "hello\nworld"),
     ("w", END), ("screen", "world"), ("w", "\r"), ("screen", "reply #2: received"), ("screen", "Enter to send"),
     ("sig", 2), ("event", "sigint_ignored"), ("w", "still here"), ("screen", "still here")])
-check("pty: dim placeholder after '> '", lambda: "> \x1b[2mEnter to send · Ctrl+J newline · Shift+Tab reasoning (off)\x1b[0m" in o)
-check("pty: echoed paste", lambda: "hello" in o)
+check("pty: dim placeholder after '> '", "> \x1b[2mEnter to send · Ctrl+J newline · Shift+Tab reasoning (off)\x1b[0m" in o)
+check("pty: echoed paste", "hello" in o)
 check("pty: turn spinner line", lambda: re.search(r"[◐◓◑◒]  [A-Z][a-z ]+\.\.\.  \(Ctrl\+C to interrupt\)", o))
-check("pty: steer input line during a turn", lambda: ">   [Enter steer · Tab queue · Ctrl+C stop]" in o)
-check("pty: reply to paste (newline kept as one input)", lambda: "reply #2: received 11 chars: hello world" in o)
+check("pty: steer input line during a turn", ">   [Enter steer · Tab queue · Ctrl+C stop]" in o)
+check("pty: reply to paste (newline kept as one input)", "reply #2: received 11 chars: hello world" in o)
 eq("pty: SIGINT at the idle prompt is ignored", lambda: (last, len(events("sigint_ignored"))), ("running", 1))
 # A turn that is cancelled anyway can be long: the SIGINT is certain to find it running.
 o, last = ptyrun(["session", "-r", "-n", "p1"], [
@@ -449,7 +311,7 @@ o, last = ptyrun(["session", "-r", "-n", "p1"], [
     ("screen", "(Ctrl+C to interrupt)"), ("sig", 2), ("screen", "Interrupted, what should goose work on instead?"),
     ("w", "\x03"), ("screen", "Press Ctrl+C again to exit"), ("w", "still here"), ("screen", "still here")], TURN="600000")
 check("pty: SIGINT during a turn cancels it, Goose keeps running",
-      lambda: has_all(o, "Yes — what would you like me to do?", "Interrupted, what should goose work on instead?"))
+      has_all(o, "Yes — what would you like me to do?", "Interrupted, what should goose work on instead?"))
 eq("pty: first ^C at the prompt prints the hint and keeps running", lambda: (
     "Press Ctrl+C again to exit, or type new instructions to continue" in o, last), (True, "running"))
 eq("pty: cancelled turn keeps its 2 user rows, no reply",
@@ -464,7 +326,7 @@ o, last = ptyrun(["session", "-r", "-n", "p1"], [
     ("w", "\x03"), ("screen", "Press Ctrl+C again to exit"), ("w", "\x03"), ("exit",)], TURN="3000")
 eq("pty: ^C byte during a turn cancels it", lambda: field("turn_cancelled", "reason")[-1], "ctrl_c")
 check("pty: unanswered messages merged; steer joins the running turn",
-      lambda: "Goose double reply #6: received 30 chars: long one second third steer me" in o)
+      "Goose double reply #6: received 30 chars: long one second third steer me" in o)
 eq("pty: model_request carries the merged text", lambda: field("model_request", "text")[-1], "long one\nsecond\nthird\nsteer me")
 eq("pty: steer row (visible, steer flag) + its turn-context row",
    lambda: q("SELECT group_concat(metadata_json, ' ') FROM (SELECT metadata_json FROM messages ORDER BY id DESC LIMIT 3 OFFSET 1)"),
@@ -475,26 +337,26 @@ eq("pty: steering did not start a second turn",
 eq("pty: second consecutive ^C exits 0", lambda: (last, field("exit", "reason")[-1]), ("0", "ctrl_c"))
 sid = q("SELECT id FROM sessions WHERE name='p1'")
 o, last = ptyrun(["session", "-r", "-n", "p1"], [("screen", "Enter to send"), ("w", "/exit"), ("w", "\r"), ("exit",)])
-eq("pty: /exit + Enter prints 'session closed' and exits 0", lambda: ("● session closed · " + sid in o, last), (True, "0"))
+eq("pty: /exit + Enter prints 'session closed' and exits 0", ("● session closed · " + sid in o, last), (True, "0"))
 eq("pty: resuming does not continue an unanswered turn", lambda: len(events("model_request")), 6)
 o, last = ptyrun(["session", "-r", "-n", "p1"], [("screen", "Enter to send"), ("sig", 15), ("exit",)])
-eq("pty: SIGTERM kills (no handler)", lambda: last, "-15")
+eq("pty: SIGTERM kills (no handler)", last, "-15")
 o, last = ptyrun(["session", "-r", "-n", "p1"], [("screen", "Enter to send"), ("sig", 1), ("exit",)])
-eq("pty: SIGHUP kills (no handler)", lambda: last, "-1")
+eq("pty: SIGHUP kills (no handler)", last, "-1")
 os.makedirs(H + "/other"); os.symlink(H + "/proj", H + "/link")
 o, last = ptyrun(["session", "-r", "-n", "p1"], EXIT_AT_PROMPT, cwd=H + "/link")
-eq("pty: resume from a symlink to the same folder: no question", lambda: ("original working directory" in o, last), (False, "0"))
+eq("pty: resume from a symlink to the same folder: no question", ("original working directory" in o, last), (False, "0"))
 q("UPDATE sessions SET working_dir = '%s/link' WHERE id = '%s'" % (H, sid))
 o, last = ptyrun(["session", "-r", "-n", "p1"], EXIT_AT_PROMPT)
 eq("pty: stored dir is a symlink to the cwd: resolved paths match, no question",
-   lambda: ("original working directory" in o, last), (False, "0"))
+   ("original working directory" in o, last), (False, "0"))
 q("UPDATE sessions SET working_dir = '%s/proj' WHERE id = '%s'" % (H, sid))
 TOGGLE = ("screen", "│  ● Yes / ○ No")
 o, last = ptyrun(["session", "-r", "-n", "p1"], [TOGGLE, ("sig", 15), ("exit",)], cwd=H + "/other")
 eq("pty: working-dir toggle blocks", lambda: (has_all(o, "◆  WARNING: The original working directory of this session was set to",
                                                       "│  ● Yes / ○ No"), "goose is ready" in o), (True, False))
 o, last = ptyrun(["session", "-r", "-n", "p1"], [TOGGLE, ("raw",), ("w", "\r"), *EXIT_AT_PROMPT], cwd=H + "/other")
-check("pty: working-dir toggle, Enter = Yes switches back", lambda: "   \\____)    %s · %s/proj" % (sid, H) in o)
+check("pty: working-dir toggle, Enter = Yes switches back", "   \\____)    %s · %s/proj" % (sid, H) in o)
 o, last = ptyrun(["session", "-n", "tel"], [TOGGLE, ("sig", 15), ("exit",)], TEL="unset")
 eq("pty: telemetry toggle blocks", lambda: (has_all(o, "◆  Share anonymous usage data to help improve goose?", "│  ● Yes / ○ No"),
                                             "goose is ready" in o), (True, False))
@@ -504,7 +366,7 @@ eq("pty: telemetry Enter = Yes, recorded in config.yaml", lambda: (
     "goose is ready" in o, read(H + "/home/.config/goose/config.yaml").rstrip("\n")), (True, "GOOSE_TELEMETRY_ENABLED: true"))
 pathlib.Path(H + "/home/.config/goose/config.yaml").unlink(missing_ok=True)
 o, last = ptyrun(["session", "-n", "tel"], EXIT_AT_PROMPT, TEL="unset", TELOFF="1")
-eq("pty: GOOSE_TELEMETRY_OFF=1 removes the question", lambda: ("Share anonymous" in o, last), (False, "0"))
+eq("pty: GOOSE_TELEMETRY_OFF=1 removes the question", ("Share anonymous" in o, last), (False, "0"))
 p = subprocess.run([G, "session", "-n", "t"], cwd=H + "/proj", stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                    stderr=subprocess.STDOUT, text=True, timeout=LIMIT,
                    env={"PATH": os.environ["PATH"], "HOME": H + "/home2", "GOOSE_PROVIDER": "p", "GOOSE_MODEL": "m"})
@@ -514,16 +376,14 @@ check("telemetry toggle, stdin at EOF -> exit 1, no DB", lambda: p.returncode ==
 fresh_home("resumetext")
 # A long turn, interrupted once it runs: its user rows are stored when it starts.
 bg = subprocess.Popen([G, "run", "-n", "rt", "-i", "-"], cwd=H + "/proj", stdin=subprocess.PIPE,
-                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={
-    "PATH": os.environ["PATH"], "HOME": H + "/home", "GOOSE_DOUBLE_EVENT_LOG": EV, "GOOSE_PROVIDER": "openai",
-    "GOOSE_MODEL": "m", "GOOSE_TELEMETRY_ENABLED": "false", "GOOSE_DOUBLE_TURN_MS": "600000"})
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=genv(TURN="600000"))
 bg.stdin.write(b"first task"); bg.stdin.close()
 def user_rows_stored():
     try:
         return q("SELECT COUNT(*) FROM messages") == "2"
     except sqlite3.Error:
         return False
-wait_for(user_rows_stored, "2 user rows")
+wait_for(user_rows_stored, "2 user rows", LIMIT)
 os.kill(events("start")[-1]["pid"], signal.SIGINT)
 try:
     bg.wait(LIMIT)
@@ -532,81 +392,16 @@ except subprocess.TimeoutExpired:
 eq("headless turn cancelled by SIGINT leaves the user rows", lambda: q("SELECT group_concat(role) FROM messages"), "user,user")
 o = out("run", "-r", "-n", "rt", "-s", "-t", "more text")
 check("run -r -n X -s -t: reply covers the unanswered messages too",
-      lambda: "Goose double reply #2: received 20 chars: first task more text" in o)
-check("... then stays interactive", lambda: "● session closed ·" in o)
+      "Goose double reply #2: received 20 chars: first task more text" in o)
+check("... then stays interactive", "● session closed ·" in o)
 eq("... the text is a new user turn (2 rows) + reply", lambda: q("SELECT group_concat(role) FROM messages"),
    "user,user,user,user,assistant")
 write(H + "/more.md", "via file")
 o = out("run", "-rsn", "rt", "-i", H + "/more.md")
-check("run -rsn X -i FILE", lambda: "Goose double reply #3: received 8 chars: via file" in o)
+check("run -rsn X -i FILE", "Goose double reply #3: received 8 chars: via file" in o)
 
 
 # ---- 5. AgentAPI end to end ------------------------------------------------------------------
-def agentapi_e2e(aa):
-    """A cold start with a task, a message, a stop by SIGTERM, then a warm restart left with a raw
-    /exit. Returns the readings."""
-    def call(port, path, body=None):
-        req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), method="POST" if body else "GET",
-                                     data=json.dumps(body).encode() if body else None,
-                                     headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=60) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return e.code, e.read().decode()
-
-    def stable(port):
-        def is_stable():
-            try:
-                return call(port, "/status")[1]["status"] == "stable"
-            except Exception:
-                return False
-        return wait_for(is_stable, "AgentAPI status stable", 30)
-
-    def start(goose_args):
-        s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-        env = dict(os.environ, HOME=H + "/home", GOOSE_PROVIDER="openai", GOOSE_MODEL="m",
-                   GOOSE_TELEMETRY_ENABLED="false", GOOSE_DOUBLE_EVENT_LOG=EV)
-        with open(H + "/aa.log", "a") as log:
-            proc = subprocess.Popen([aa, "server", "--type", "goose", "--port", str(port), "--", G, *goose_args],
-                                    cwd=H + "/proj", env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-        return port, proc
-
-    def wait(proc):
-        try:
-            return proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill(); proc.wait(); return "killed"
-
-    res = {}
-    port, proc = start(["run", "-s", "-n", "t1", "-i", H + "/task.md"])
-    try:
-        res["stable1"] = stable(port)
-        res["post"] = call(port, "/message", {"content": "hello there", "type": "user"})[0]
-        res["stable2"] = stable(port)
-        msgs = call(port, "/messages")[1]["messages"]
-        res["roles"] = [m["role"] for m in msgs]
-        res["user"] = msgs[-2]["content"] if len(msgs) >= 2 else None
-        res["reply"] = " ".join(msgs[-1]["content"].split()) if msgs else None
-        res["first"] = " ".join(msgs[0]["content"].split()) if msgs else None
-    finally:
-        t = time.time(); proc.send_signal(signal.SIGTERM); res["rc1"] = wait(proc); res["stop_s"] = round(time.time() - t, 2)
-    # warm restart: resume by name, no new task text; leave with a raw /exit
-    port, proc = start(["session", "-r", "-n", "t1"])
-    try:
-        res["stable3"] = stable(port)
-        res["post2"] = call(port, "/message", {"content": "continue", "type": "user"})[0]
-        res["stable4"] = stable(port)
-        msgs = call(port, "/messages")[1]["messages"]
-        res["reply2"] = " ".join(msgs[-1]["content"].split()) if msgs else None
-        res["raw"] = call(port, "/message", {"content": "/exit\r", "type": "raw"})[0]
-        res["rc2"] = wait(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill(); proc.wait()
-    return res
-
-
 AA = os.environ.get("AGENTAPI_BIN") or next((c for c in sorted(glob.glob(REPO + "/.tools/agentapi/v0.12.*/agentapi"))
                                             + sorted(glob.glob(REPO + "/.tools/agentapi/*/agentapi"))
                                             if os.access(c, os.X_OK)), "")
@@ -615,18 +410,18 @@ if AA and os.access(AA, os.X_OK):
     fresh_home("e2e")
     write(H + "/task.md", "Build the thing.\nSecond line.")
     try:
-        res = agentapi_e2e(AA)
+        res = agentapi_e2e(AA, G, H, EV)
     except Exception:
         traceback.print_exc()
         res = {}
     version = subprocess.run([AA, "--version"], capture_output=True, text=True).stdout.strip()
     print("agentapi: %s -> %s" % (version, json.dumps(res)))
     r = res.get
-    eq("e2e: stable after cold start", lambda: r("stable1"), True)
-    eq("e2e: POST /message ok", lambda: r("post"), 200)
-    eq("e2e: stable after turn", lambda: r("stable2"), True)
-    eq("e2e: roles agent,user,agent", lambda: r("roles"), ["agent", "user", "agent"])
-    eq("e2e: user message", lambda: r("user"), "hello there")
+    eq("e2e: stable after cold start", r("stable1"), True)
+    eq("e2e: POST /message ok", r("post"), 200)
+    eq("e2e: stable after turn", r("stable2"), True)
+    eq("e2e: roles agent,user,agent", r("roles"), ["agent", "user", "agent"])
+    eq("e2e: user message", r("user"), "hello there")
     # 0.12 strips the context bar below the reply; 0.11.8 keeps it in the message
     check("e2e: reply text with its ⏱ line", lambda: re.fullmatch(
         r"Goose double reply #2: received 11 chars: hello there ⏱ 0\.[0-9]{2}s( ╌{20} 0% [0-9]+/128k)?", r("reply")))
@@ -637,11 +432,11 @@ if AA and os.access(AA, os.X_OK):
     check("e2e: SIGTERM at idle: Goose ignores SIGINT, AgentAPI SIGKILLs it after its 5 s", lambda: r("stop_s") >= 4.5)
     # agentapi < 0.12 exits 1 after SIGKILLing its child; 0.12 exits 0 (README.md, "Under AgentAPI")
     if re.search(r"version 0\.1[2-9]", version):
-        eq("e2e: agentapi exit 0 on SIGTERM", lambda: r("rc1"), 0)
+        eq("e2e: agentapi exit 0 on SIGTERM", r("rc1"), 0)
     else:
-        eq("e2e: agentapi (<0.12) exit 1 on SIGTERM", lambda: r("rc1"), 1)
+        eq("e2e: agentapi (<0.12) exit 1 on SIGTERM", r("rc1"), 1)
     check("e2e: warm restart reply", lambda: re.match("Goose double reply #3: received 8 chars: continue ⏱", r("reply2")))
-    eq("e2e: raw '/exit\\r' at idle: AgentAPI exits 0 by itself", lambda: r("rc2"), 0)
+    eq("e2e: raw '/exit\\r' at idle: AgentAPI exits 0 by itself", r("rc2"), 0)
     eq("e2e: task prompt stored exactly once",
        lambda: q("SELECT COUNT(*) FROM messages WHERE role='user' AND content_json LIKE '%Build the thing.%'"), "1")
     eq("e2e: event log user messages", lambda: len(events("user_message")), 3)

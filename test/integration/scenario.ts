@@ -238,6 +238,12 @@ export async function fakeGoose(ws: Workspace, dir: string, body: string): Promi
   return folder;
 }
 
+/** A process's parent PID from /proc/<pid>/stat (the field after the state, past the name's ")"); null once it is gone. */
+async function parentOf(pid: number): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+  return stat === null ? null : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+}
+
 /**
  * Live supervisors of this workspace's module folder, read from /proc: the
  * processes whose command line, as `ps` shows it, ends with
@@ -246,15 +252,24 @@ export async function fakeGoose(ws: Workspace, dir: string, body: string): Promi
  * parent is a supervisor is that supervisor's, not a second one.
  */
 export async function supervisors(ws: Workspace): Promise<number[]> {
-  const found = new Map<number, number>();
+  const found = new Map<number, number | null>();
   for (const pid of await ws.processes()) {
     const argv = await cmdline(pid);
-    if (argv.slice(-2).join("\0") !== `goose-module-supervisor\0${ws.moduleDir}`) continue;
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
-    // The fields after the command name's closing parenthesis: state, then the parent's PID.
-    if (stat !== null) found.set(pid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    if (argv.slice(-2).join("\0") === `goose-module-supervisor\0${ws.moduleDir}`) found.set(pid, await parentOf(pid));
   }
   return [...found.keys()].filter((pid) => !found.has(found.get(pid) as number));
+}
+
+/**
+ * The workspace's long-lived processes: all but what a supervisor runs for a
+ * moment (its `sleep` every quarter second, an autosave helper), which come
+ * and go whatever the test does.
+ */
+export async function steadyProcesses(ws: Workspace): Promise<number[]> {
+  const watchers = new Set(await supervisors(ws));
+  const steady: number[] = [];
+  for (const pid of await ws.processes()) if (!watchers.has((await parentOf(pid)) ?? -1)) steady.push(pid);
+  return steady.sort();
 }
 
 /** A new workspace (`env` set first), the module rendered with `vars` (see render), and its start. */

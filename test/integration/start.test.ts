@@ -28,6 +28,7 @@ import {
   render,
   SESSION,
   setTurnMs,
+  steadyProcesses,
   stop,
   task,
   WORKSPACE_ID,
@@ -404,14 +405,14 @@ describe("start script", () => {
     const pidFile = path.join(ws.moduleDir, "agentapi.pid");
     const pid = await readPid(pidFile);
     await waitTurns(ws, 1);
-    const running = (await ws.processes()).sort();
+    const running = await steadyProcesses(ws);
 
     const again = await ws.runScript(rendered.start, binary());
     expectOk(again, "second start");
     expect(await readPid(pidFile)).toBe(pid);
     expect(await agentapiPids(ws)).toEqual([pid]);
     // The same AgentAPI and the same Goose, and nothing else left running.
-    expect((await ws.processes()).sort()).toEqual(running);
+    expect(await steadyProcesses(ws)).toEqual(running);
     await ws.waitStable();
     expect(await ws.deliveries(PROMPT)).toBe(1);
     if (!ws.goose.real) expect(agentLaunches(await ws.events())).toHaveLength(1);

@@ -253,7 +253,8 @@ describe("stop: a PID file that does not name this AgentAPI", () => {
 
 describe("stop: a hung AgentAPI", () => {
   it("ignores SIGTERM (stopped with SIGSTOP): the bound holds, SIGKILL follows, no orphan Goose", async () => {
-    const { ws, rendered } = await setup();
+    // No supervisor: its autosave at the end of the turn would have saved the chat the stop cannot.
+    const { ws, rendered } = await setup({ vars: { supervise: false } });
     await start(ws, rendered);
     await ws.send("hello");
     const agentapi = await pidOf(ws);

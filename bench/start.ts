@@ -44,8 +44,13 @@ async function captureLaunch(b: BenchWorkspace): Promise<Launch> {
   );
   const files = new Map<string, Buffer>();
   const configDir = path.join(b.ws.home, ".config", "goose");
-  for (const name of ["config.yaml", ".goosehints"]) {
+  for (const name of [".goosehints"]) {
     const file = path.join(configDir, name);
+    const text = await readFile(file).catch(() => null);
+    if (text) files.set(file, text);
+  }
+  // The module's config layer, which the environment names.
+  for (const file of (env.GOOSE_ADDITIONAL_CONFIG_FILES ?? "").split(":").filter(Boolean)) {
     const text = await readFile(file).catch(() => null);
     if (text) files.set(file, text);
   }
@@ -61,6 +66,8 @@ async function launchDirectly(b: BenchWorkspace, launch: Launch): Promise<void> 
   const logFile = path.join(b.ws.moduleDir, "logs", "agentapi.log");
   await mkdir(path.dirname(logFile), { recursive: true, mode: 0o700 });
   await mkdir(launch.cwd, { recursive: true });
+  // AgentAPI's own TMPDIR is the module's tmp/ folder, which the start creates and a cold run wipes.
+  if (launch.env.TMPDIR) await mkdir(launch.env.TMPDIR, { recursive: true, mode: 0o700 });
   for (const [file, content] of launch.files) {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, content, { mode: 0o600 });

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
 }
 
 // The supervisor starts this same script again, with the arguments that name
-// a restart or an autosave (supervisor-process.ts).
+// a restart or an autosave (supervisor/process.ts).
 const helper = supervisorHelper();
 const run =
   helper === null ? main().then(() => 0) : helper.mode === "restart" ? restartMain(helper.watched) : autosaveMain();

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# The supervisor the start leaves beside AgentAPI (supervisor-start.ts): a
+# The supervisor the start leaves beside AgentAPI (start/start-supervisor.ts): a
 # POSIX sh loop, so that what runs for the workspace's whole life costs about
 # a megabyte, not a JavaScript runtime. It watches /proc for AgentAPI's exit
 # and Goose's sessions database for a turn's end, and starts the start

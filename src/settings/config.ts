@@ -25,7 +25,7 @@ export interface ModulePaths {
   supervisorPid: string;
   /** AgentAPI's TMPDIR, where each run leaves an upload folder (agentapi/tmp.ts). */
   tmp: string;
-  /** The module's Goose config layer, its extension entries (goose-config.ts, extensionsLayer). */
+  /** The module's Goose config layer, its extension entries (goose/config.ts, extensionsLayer). */
   gooseLayer: string;
 }
 

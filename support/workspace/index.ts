@@ -12,7 +12,7 @@ export { type RunResult, run, waitFor } from "./exec.js";
 export { type GooseUnderTest, gooseUnderTest, linkGoose } from "./goose.js";
 export { type GooseMessage, gooseMessages, gooseSessionExtensions, gooseSessionModes } from "./goose-db.js";
 export { freePort } from "./ports.js";
-export { commandLine, killProcessesWithEnv, processesWithEnv, processState, umaskOf } from "./processes.js";
+export { commandLine, killProcessesWithEnv, parentPid, processesWithEnv, processState, umaskOf } from "./processes.js";
 export { type Certificate, gooseTarball, ReleaseMirror, sha256, throwawayCertificate } from "./release-mirror.js";
 export {
   CODER_TASK,

@@ -20,6 +20,11 @@ export async function processState(pid: number): Promise<string | null> {
   return parseStat(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""))?.state ?? null;
 }
 
+/** A process's parent PID; null once it is gone. */
+export async function parentPid(pid: number): Promise<number | null> {
+  return parseStat(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""))?.ppid ?? null;
+}
+
 /** The umask a process runs with, e.g. "0022". */
 export async function umaskOf(pid: number): Promise<string | null> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");

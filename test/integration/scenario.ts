@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, expect, onTestFinished } from "vitest";
 import {
   commandLine,
+  parentPid,
   type Rendered,
   type RunResult,
   renderModule,
@@ -238,12 +239,6 @@ export async function fakeGoose(ws: Workspace, dir: string, body: string): Promi
   return folder;
 }
 
-/** A process's parent PID from /proc/<pid>/stat (the field after the state, past the name's ")"); null once it is gone. */
-async function parentOf(pid: number): Promise<number | null> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
-  return stat === null ? null : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-}
-
 /**
  * Live supervisors of this workspace's module folder, read from /proc: the
  * processes whose command line, as `ps` shows it, ends with
@@ -255,7 +250,7 @@ export async function supervisors(ws: Workspace): Promise<number[]> {
   const found = new Map<number, number | null>();
   for (const pid of await ws.processes()) {
     const argv = await cmdline(pid);
-    if (argv.slice(-2).join("\0") === `goose-module-supervisor\0${ws.moduleDir}`) found.set(pid, await parentOf(pid));
+    if (argv.slice(-2).join("\0") === `goose-module-supervisor\0${ws.moduleDir}`) found.set(pid, await parentPid(pid));
   }
   return [...found.keys()].filter((pid) => !found.has(found.get(pid) as number));
 }
@@ -268,7 +263,7 @@ export async function supervisors(ws: Workspace): Promise<number[]> {
 export async function steadyProcesses(ws: Workspace): Promise<number[]> {
   const watchers = new Set(await supervisors(ws));
   const steady: number[] = [];
-  for (const pid of await ws.processes()) if (!watchers.has((await parentOf(pid)) ?? -1)) steady.push(pid);
+  for (const pid of await ws.processes()) if (!watchers.has((await parentPid(pid)) ?? -1)) steady.push(pid);
   return steady.sort();
 }
 

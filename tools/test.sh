@@ -13,6 +13,12 @@ bash tools/setup.sh
 # shellcheck source=tools/matrix.sh
 . tools/matrix.sh
 
+# The summary reporter (support/vitest/summary-reporter.ts) appends each failed
+# or retried test here; the list is printed again at the very end.
+export TEST_SUMMARY_FILE="$root/.tmp/test-summary.txt"
+mkdir -p "$root/.tmp"
+: >"$TEST_SUMMARY_FILE"
+
 failed=()
 step() {
   local name="$1"
@@ -65,6 +71,10 @@ if ((${#failed[@]})); then primary="FAILED: ${failed[*]}"; else primary=passed; 
 run_matrix "$primary"
 print_matrix
 
+if [[ -s $TEST_SUMMARY_FILE ]]; then
+  echo "tests that failed or needed a retry (all steps and cells):"
+  cat "$TEST_SUMMARY_FILE"
+fi
 if ((${#failed[@]})); then
   echo "FAILED: ${failed[*]}"
   exit 1

@@ -1,5 +1,5 @@
-// One throwaway task workspace per benchmark: the module rendered for it with
-// the real coder provider, a stand-in for the Coder deployment that receives
+// One throwaway task workspace per benchmark (the Goose double, or a real Goose
+// with GOOSE_BIN): the module rendered for it with the real coder provider, a stand-in for the Coder deployment that receives
 // task log snapshots, and the checks every timed run makes before it counts.
 import { randomUUID } from "node:crypto";
 import { readdir, rm } from "node:fs/promises";
@@ -20,8 +20,9 @@ export async function benchWorkspace(vars: Record<string, unknown> = {}): Promis
   const ws = await Workspace.create();
   ws.setEnv({ CODER_AGENT_URL: coder.url, CODER_AGENT_TOKEN: coder.token });
   const taskId = randomUUID();
+  // With GOOSE_BIN, a real Goose and its model stub: the provider and model become the stub's.
   const rendered = await renderModule(
-    {
+    ws.goose.vars({
       agent_id: "bench",
       folder: path.join(ws.home, "project"),
       goose_provider: "anthropic",
@@ -31,7 +32,7 @@ export async function benchWorkspace(vars: Record<string, unknown> = {}): Promis
       install_agentapi: false,
       agentapi_port: ws.port,
       ...vars,
-    },
+    }),
     { CODER_WORKSPACE_ID: randomUUID(), CODER_AGENT_URL: `${coder.url}/` },
   );
   return {

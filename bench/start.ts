@@ -18,8 +18,8 @@ import { readCmdline } from "../support/workspace/index.js";
 import { type BenchWorkspace, benchWorkspace, phases, startSettled, stopAll, wipeHome } from "./bench-workspace.js";
 import { figure, median } from "./stats.js";
 
-// Goal: warm and cold starts to "stable" within 200 ms of AgentAPI started directly.
-const GOAL_OVER_FLOOR_MS = 200;
+// Goal: warm and cold starts to "stable" within 100 ms of AgentAPI started directly.
+const GOAL_OVER_FLOOR_MS = 100;
 const POLL_MS = 10;
 
 /** How AgentAPI was started: its argv, environment and folder. */

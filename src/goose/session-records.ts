@@ -152,11 +152,11 @@ function textOf(message: ExportedMessage): string {
  * message.rs; aaif-goose/goose). A message without metadata is visible, as
  * MessageMetadata's default is. Throws when the text is not such an export.
  */
-export function parseSessionExport(text: string): { id: string | null; tail: SessionTail } {
+export function parseSessionExport(text: string): { id: string | null; workingDir: string | null; tail: SessionTail } {
   const parsed: unknown = JSON.parse(text);
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
     throw new Error("the export is not a JSON object");
-  const session = parsed as { id?: unknown; conversation?: unknown };
+  const session = parsed as { id?: unknown; working_dir?: unknown; conversation?: unknown };
   if (session.conversation !== null && session.conversation !== undefined && !Array.isArray(session.conversation))
     throw new Error("its conversation is not a list");
   const messages = ((session.conversation as unknown[] | null | undefined) ?? []).filter(
@@ -174,6 +174,7 @@ export function parseSessionExport(text: string): { id: string | null; tail: Ses
   const lastIsUser = role === "user";
   return {
     id: typeof session.id === "string" ? session.id : null,
+    workingDir: typeof session.working_dir === "string" ? session.working_dir : null,
     tail: {
       visibleCount,
       lastVisibleRole: role,

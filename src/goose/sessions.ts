@@ -45,7 +45,7 @@ async function tailFromExport(opts: {
   name: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
-}): Promise<{ id: string | null; tail: SessionTail } | { problem: string }> {
+}): Promise<{ id: string | null; workingDir: string | null; tail: SessionTail } | { problem: string }> {
   const label = "goose session export --format json";
   const result = await run(opts.goose, ["session", "export", "--name", opts.name, "--format", "json"], {
     env: opts.env,
@@ -159,9 +159,11 @@ export async function readConversationTail(opts: {
   home: string;
   cwd: string;
   expectedId?: string;
+  /** Why an export already run gave no answer: it is not run again. */
+  exportProblem?: string;
 }): Promise<TailRead> {
   const wrongSession = (id: string | null) => opts.expectedId !== undefined && id !== opts.expectedId;
-  const exported = await tailFromExport(opts);
+  const exported = opts.exportProblem === undefined ? await tailFromExport(opts) : { problem: opts.exportProblem };
   let exportProblem: string;
   if ("problem" in exported) exportProblem = exported.problem;
   else if (wrongSession(exported.id))
@@ -181,4 +183,45 @@ export async function readConversationTail(opts: {
       reason: `${exportProblem}; the database's session "${opts.name}" is ${fromDb.row.id}, not ${opts.expectedId}`,
     };
   return { kind: "read", tail: tailFromRow(fromDb.row), source: `sqlite3 read of ${fromDb.db}` };
+}
+
+/**
+ * Goose's answer for session `name`: the probe, and how its conversation ends
+ * when Goose has it. One Goose process in the common cases. When Goose has a
+ * database, `goose session export --name` runs first: it resolves the name
+ * exactly as `goose session --resume --name` does (lookup_session_id and
+ * get_or_create_session_id in crates/goose-cli/src/cli.rs at v1.46.1,
+ * aaif-goose/goose), so its session is the one a warm start resumes, and its
+ * conversation gives both the message count and the tail. With no database (a
+ * first start), or when the export gives no answer, the list decides
+ * (probeSession) and the tail comes from the database.
+ */
+export async function readSession(opts: {
+  goose: string;
+  name: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  cwd: string;
+}): Promise<{ probe: SessionProbe; tail: TailRead }> {
+  let exportProblem: string | undefined;
+  if (await exists(gooseSessionsDb(opts.env, opts.home))) {
+    const exported = await tailFromExport(opts);
+    if ("problem" in exported) exportProblem = exported.problem;
+    else if (exported.id === null) exportProblem = "goose session export printed no session id";
+    else {
+      const source = "goose session export";
+      const { id, workingDir, tail } = exported;
+      return {
+        probe: { kind: "found", id, messages: tail.visibleCount, workingDir, source },
+        tail: { kind: "read", tail, source },
+      };
+    }
+  }
+  const probe = await probeSession(opts);
+  if (probe.kind !== "found")
+    return {
+      probe,
+      tail: { kind: "unknown", reason: probe.kind === "absent" ? `Goose has no session "${opts.name}"` : probe.reason },
+    };
+  return { probe, tail: await readConversationTail({ ...opts, expectedId: probe.id, exportProblem }) };
 }

@@ -1,8 +1,8 @@
 import { realpath } from "node:fs/promises";
 import { type StateSummary, summarizeState } from "../agentapi/state-file.js";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
-import type { SessionProbe } from "../goose/session-records.js";
-import { probeSession, readConversationTail } from "../goose/sessions.js";
+import type { SessionProbe, TailRead } from "../goose/session-records.js";
+import { readSession } from "../goose/sessions.js";
 import { readOptional } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";
 import type { GooseSettings, ModulePaths } from "../settings/config.js";
@@ -37,18 +37,20 @@ export async function decideLaunch(opts: {
 }): Promise<LaunchPlan> {
   const { goose, paths } = opts;
   const name = goose.sessionName;
-  // The saved chat and its owner are read while Goose answers. Goose's own
-  // export (below) is not run beside its session list: two Goose processes
-  // opening one database at once may both migrate it, and Goose 1.45-1.46
-  // could corrupt a database written by concurrent processes
+  // The saved chat and its owner are read while Goose answers. Goose's helpers
+  // run one after another (readSession), never side by side: two Goose
+  // processes opening one database at once may both migrate it, and Goose
+  // 1.45-1.46 could corrupt a database written by concurrent processes
   // (aaif-goose/goose#11155).
-  const [probe, stateText, owner] = await Promise.all([
+  const notChecked = { kind: "unknown", reason: "not checked" } as const;
+  const [read, stateText, owner] = await Promise.all([
     goose.continue
-      ? probeSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder })
-      : ({ kind: "unknown", reason: "not checked" } as SessionProbe),
+      ? readSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder })
+      : { probe: notChecked, tail: notChecked },
     readOptional(paths.stateFile),
     readChatOwner(paths.stateOwner),
   ]);
+  const { probe } = read;
   const stateSummary = summarizeState(stateText);
   const decision = decideStart({
     continueSession: goose.continue,
@@ -70,17 +72,7 @@ export async function decideLaunch(opts: {
       `session "${name}" was started in ${probe.workingDir}, not ${opts.folder}; Goose will ask in the chat whether to switch back`,
     );
   }
-  const tail =
-    decision.mode === "warm"
-      ? await readConversationTail({
-          goose: opts.gooseBin,
-          name,
-          env: opts.env,
-          home: opts.home,
-          cwd: opts.folder,
-          ...(probe.kind === "found" ? { expectedId: probe.id } : {}),
-        })
-      : { kind: "unknown" as const, reason: "cold start" };
+  const tail: TailRead = decision.mode === "warm" ? read.tail : { kind: "unknown", reason: "cold start" };
   const turn = decideInterruptedTurn({
     enabled: goose.continueInterruptedTurn !== false,
     mode: decision.mode,

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,6 +15,7 @@ import {
   probeSession,
   querySessionDb,
   readConversationTail,
+  readSession,
 } from "../../../src/goose/sessions.js";
 import type { RunResult } from "../../../src/lib/exec.js";
 import { scratchDir } from "../scratch.js";
@@ -151,7 +152,7 @@ describe("parseSessionExport", () => {
     ["empty conversation", [], NO_TAIL],
     ["null conversation", null, NO_TAIL],
   ])("%s", (_name, conversation, want) => {
-    expect(parseSessionExport(exported(conversation))).toEqual({ id: "20261122_1", tail: want });
+    expect(parseSessionExport(exported(conversation))).toEqual({ id: "20261122_1", workingDir: null, tail: want });
   });
 
   it.each([
@@ -244,6 +245,66 @@ describe("probeSession and readConversationTail with real processes", () => {
       kind: "unknown",
       reason: expect.stringMatching(/exited 1; sqlite3 is not installed/),
     });
+  });
+});
+
+describe("readSession: which Goose processes answer", () => {
+  // Logs each call's subcommand; `export` prints $EXPORT, or fails as Goose does for a missing name.
+  const body = [
+    `echo "$2" >> "$CALLS"`,
+    `case "$2" in list) echo "$LIST";; export) [ -n "$EXPORT" ] && printf '%s' "$EXPORT" && exit 0`,
+    `  echo "Error: No session found with name 'task'" >&2; exit 1;; esac`,
+  ].join("\n");
+  const listed = [{ id: "s1", name: "task", session_type: "user", message_count: 1, working_dir: "/l" }];
+  const exported = { id: "s9", working_dir: "/x", conversation: [msg("user", "go")] };
+  const found = (id: string, source: string, workingDir: string) => ({
+    kind: "found",
+    id,
+    messages: 1,
+    workingDir,
+    source,
+  });
+  let n = 0;
+  it.each([
+    [
+      "a database, the export answers: the export alone",
+      true,
+      [],
+      exported,
+      ["export"],
+      found("s9", "goose session export", "/x"),
+    ],
+    ["a database, no such session: the export, then the list", true, [], null, ["export", "list"], { kind: "absent" }],
+    [
+      "a database, the export fails, the list finds it: the tail from sqlite3",
+      true,
+      listed,
+      null,
+      ["export", "list"],
+      found("s1", "goose session list", "/l"),
+    ],
+    ["no database (a first start): the list alone", false, [], null, ["list"], { kind: "absent" }],
+  ])("%s", async (_name, db, list, exportOut, want, probe) => {
+    const home = at(`read-session-${n++}`);
+    await mkdir(home);
+    const goose = path.join(home, "goose");
+    await writeFile(goose, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    if (db) {
+      const file = path.join(home, ".local/share/goose/sessions/sessions.db");
+      await mkdir(path.dirname(file), { recursive: true });
+      await buildSessionsDb(file, [s("s1")], [m("s1", "user", "go", 100, undefined, "msg_go")]);
+    }
+    const calls = path.join(home, "calls");
+    const env = {
+      PATH: "/usr/bin:/bin",
+      CALLS: calls,
+      LIST: JSON.stringify(list),
+      EXPORT: exportOut ? JSON.stringify(exportOut) : "",
+    };
+    const read = await readSession({ goose, name: "task", env, home, cwd: home });
+    expect(read.probe).toMatchObject(probe);
+    expect((await readFile(calls, "utf8")).trim().split("\n")).toEqual(want);
+    if (read.probe.kind === "found") expect(read.tail).toMatchObject({ kind: "read", tail: { visibleCount: 1 } });
   });
 });
 

@@ -76,6 +76,7 @@ function timeProblem(value: JsonValue): string | null {
 
 /** A key as Go matches it to a field name: case folded (see above). */
 function folded(key: string): string {
+  if (/^[a-z_]*$/.test(key)) return key;
   return key
     .replace(/\u017f/g, "s")
     .replace(/\u212a/g, "k")
@@ -84,10 +85,12 @@ function folded(key: string): string {
 
 /** The members of an object that Go assigns to the named fields, in order; the last one wins. */
 function fields(value: JsonValue & { kind: "object" }, names: string[]): Array<[string, JsonValue]> {
-  return value.members.flatMap(([key, member]) => {
+  const found: Array<[string, JsonValue]> = [];
+  for (const [key, member] of value.members) {
     const name = folded(key);
-    return names.includes(name) ? [[name, member] as [string, JsonValue]] : [];
-  });
+    if (names.includes(name)) found.push([name, member]);
+  }
+  return found;
 }
 
 const MESSAGE_CHECKS: Record<string, (value: JsonValue) => string | null> = {
@@ -97,12 +100,14 @@ const MESSAGE_CHECKS: Record<string, (value: JsonValue) => string | null> = {
   time: timeProblem,
 };
 
+const MESSAGE_FIELDS = Object.keys(MESSAGE_CHECKS);
+
 /** Why Go would refuse one saved message, or null; also its role. */
 function readMessage(value: JsonValue): { problem: string | null; role: string } {
   if (value.kind === "null") return { problem: null, role: "" };
   if (value.kind !== "object") return { problem: ` is a ${value.kind}, not an object`, role: "" };
   let role = "";
-  for (const [name, member] of fields(value, Object.keys(MESSAGE_CHECKS))) {
+  for (const [name, member] of fields(value, MESSAGE_FIELDS)) {
     const problem = MESSAGE_CHECKS[name]?.(member) ?? null;
     if (problem) return { problem: `'s ${name} ${problem}`, role };
     if (name === "role") role = member.kind === "string" ? member.value : "";

@@ -14,7 +14,6 @@ export type JsonValue =
   | { kind: "object"; members: Array<[string, JsonValue]> };
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const WHITESPACE = /[ \t\n\r]*/y;
 // A string: unescaped characters other than control characters, and escapes (RFC 8259, section 7).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON forbids raw control characters in strings.
 const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
@@ -28,9 +27,10 @@ class Reader {
   }
 
   skip(): void {
-    WHITESPACE.lastIndex = this.at;
-    WHITESPACE.exec(this.text);
-    this.at = WHITESPACE.lastIndex;
+    const { text } = this;
+    let at = this.at;
+    for (let c = text.charCodeAt(at); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++at));
+    this.at = at;
   }
 
   match(pattern: RegExp): string | null {
@@ -49,7 +49,9 @@ class Reader {
 
   string(): { kind: "string"; raw: string; value: string } {
     const quoted = this.match(STRING) ?? this.fail("a malformed string");
-    return { kind: "string", raw: quoted.slice(1, -1), value: JSON.parse(quoted) as string };
+    const raw = quoted.slice(1, -1);
+    // Without a backslash the text is its own value; only escapes need decoding.
+    return { kind: "string", raw, value: raw.includes("\\") ? (JSON.parse(quoted) as string) : raw };
   }
 
   value(): JsonValue {

@@ -20,7 +20,9 @@ export default class SummaryReporter implements Reporter {
     const name = `${file} > ${testCase.fullName}`;
     if (testCase.result().state === "failed") this.lines.push(`FAILED ${name}: ${firstLine(testCase)}`);
     else if (testCase.diagnostic()?.flaky)
-      this.lines.push(`FLAKY (failed, then passed on retry ${testCase.diagnostic()?.retryCount}) ${name}`);
+      this.lines.push(
+        `FLAKY (failed, then passed on retry ${testCase.diagnostic()?.retryCount}) ${name}: ${firstLine(testCase)}`,
+      );
   }
 
   onTestRunEnd(): void {

@@ -146,6 +146,9 @@ const EMPTY_INPUT_HINTS = [
  * line, the screen ends at the banner, and typed text is lost or steers the
  * turn; text typed there before the reply is echoed by the terminal, its Enter
  * is lost, and the text waits unsent in the input line after the reply.
+ * An empty line always shows a hint after "> "; a bare ">" holds text that
+ * does not show, such as a newline (Ctrl+J): Goose 1.46.1 then took a typed
+ * `/exit` as the message "\n/exit" and started a turn instead of exiting.
  */
 export function inputLine(shown: string): "empty" | "text" | "none" {
   const last = shown
@@ -155,7 +158,7 @@ export function inputLine(shown: string): "empty" | "text" | "none" {
     .at(-1);
   if (last === undefined || !/^>( |$)/.test(last) || last.includes(STEER_HINT)) return "none";
   const typed = last.slice(1).trim();
-  return typed === "" || EMPTY_INPUT_HINTS.some((hint) => typed.startsWith(hint)) ? "empty" : "text";
+  return EMPTY_INPUT_HINTS.some((hint) => typed.startsWith(hint)) ? "empty" : "text";
 }
 
 /**

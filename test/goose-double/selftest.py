@@ -108,7 +108,7 @@ def field(name, key):
     return [e.get(key) for e in events(name)]
 
 
-# ---- 1. CLI surface, database, errors and their streams ---------------------------------
+# ---- 1. CLI surface, database, errors and their streams
 fresh_home("cli")
 eq("--version prints ' 1.47.0'", lambda: out("--version"), " 1.47.0")
 eq("GOOSE_DOUBLE_VERSION", lambda: subprocess.run([G, "--version"], env=dict(os.environ, GOOSE_DOUBLE_VERSION="1.20.0"),
@@ -231,7 +231,7 @@ check("-i - reads stdin", lambda: "received 10 chars: from stdin" in subprocess.
     [G, "run", "-i", "-"], cwd=H + "/proj", input="from stdin", capture_output=True, text=True, timeout=LIMIT,
     env=dict(os.environ, HOME=H + "/home", GOOSE_PROVIDER="p", GOOSE_MODEL="m", GOOSE_DOUBLE_TURN_MS="0")).stdout)
 
-# ---- 3. export (commands/session.rs handle_session_export @ v1.46.1) -------------------------
+# ---- 3. export (commands/session.rs handle_session_export @ v1.46.1)
 exp = out("session", "export", "--name", "t1", "--format", "json")
 def export_shape():
     s = json.loads(exp); conv = s["conversation"]
@@ -253,7 +253,7 @@ eq("export missing id", lambda: streams("session", "export", "--session-id", "NO
 eq("export markdown (default format)", lambda: out("session", "export", "-n", "t1").split("\n")[:3],
    ["# Session Export: t1", "", "*Total messages: 10*"])
 
-# ---- 3b. the model request, when the provider's host is set (see README) -----------------------
+# ---- 3b. the model request, when the provider's host is set (see README)
 fresh_home("layers")
 os.makedirs(H + "/home/.config/goose")
 write(H + "/home/.config/goose/config.yaml",
@@ -285,7 +285,7 @@ eq("model: nothing stored for the failed turn", lambda: q(
 server.shutdown(); server.server_close(); server.thread.join()  # no thread may run across pty.fork
 
 
-# ---- 4. PTY behaviour (AgentAPI keystrokes, signals, ^C, /exit, steering) ----------------------
+# ---- 4. PTY behaviour (AgentAPI keystrokes, signals, ^C, /exit, steering)
 def ptyrun(args, script, cwd=None, TURN="200", TEL="false", TELOFF=None):  # (screen, exit status); see pty_drive
     env = genv(TURN=TURN, TEL=TEL, TERM="vt100", GOOSE_TELEMETRY_OFF=TELOFF)
     return pty_drive(G, cwd or H + "/proj", env, EV, LIMIT, args, script)
@@ -317,8 +317,7 @@ eq("pty: first ^C at the prompt prints the hint and keeps running", lambda: (
 eq("pty: cancelled turn keeps its 2 user rows, no reply",
    lambda: q("SELECT group_concat(role) FROM (SELECT role FROM messages ORDER BY id DESC LIMIT 3)"), "user,user,assistant")
 eq("pty: turn_cancelled event", lambda: field("turn_cancelled", "reason"), ["sigint"])
-# The "third" turn has to end by itself, after the steer typed as soon as its spinner shows:
-# 3 s leave the steer ample time to arrive on a busy machine.
+# The "third" turn ends by itself after the steer; 3 s give the steer time on a busy machine.
 o, last = ptyrun(["session", "-r", "-n", "p1"], [
     ("screen", "Enter to send"), ("w", "second\r"), ("screen", "(Ctrl+C to interrupt)"), ("w", "\x03"),
     ("screen", "Interrupted, what should goose work on instead?"), ("w", "third\r"), ("screen", "(Ctrl+C to interrupt)"),
@@ -343,6 +342,9 @@ o, last = ptyrun(["session", "-r", "-n", "p1"], [("screen", "Enter to send"), ("
 eq("pty: SIGTERM kills (no handler)", last, "-15")
 o, last = ptyrun(["session", "-r", "-n", "p1"], [("screen", "Enter to send"), ("sig", 1), ("exit",)])
 eq("pty: SIGHUP kills (no handler)", last, "-1")
+o, last = ptyrun(["session", "-r", "-n", "p1"], [
+    ("screen", "Enter to send"), ("w", "\n/exit\r"), ("screen", "chars: /exit"), ("sig", 15), ("exit",)])
+check("pty: Ctrl+J, then /exit + Enter, is a message, not the command", "session closed" not in o)
 os.makedirs(H + "/other"); os.symlink(H + "/proj", H + "/link")
 o, last = ptyrun(["session", "-r", "-n", "p1"], EXIT_AT_PROMPT, cwd=H + "/link")
 eq("pty: resume from a symlink to the same folder: no question", ("original working directory" in o, last), (False, "0"))
@@ -401,7 +403,7 @@ o = out("run", "-rsn", "rt", "-i", H + "/more.md")
 check("run -rsn X -i FILE", "Goose double reply #3: received 8 chars: via file" in o)
 
 
-# ---- 5. AgentAPI end to end ------------------------------------------------------------------
+# ---- 5. AgentAPI end to end
 AA = os.environ.get("AGENTAPI_BIN") or next((c for c in sorted(glob.glob(REPO + "/.tools/agentapi/v0.12.*/agentapi"))
                                             + sorted(glob.glob(REPO + "/.tools/agentapi/*/agentapi"))
                                             if os.access(c, os.X_OK)), "")

@@ -1,5 +1,5 @@
 // A supervisor's restart that cannot tell whether Goose still has the session:
-// `goose session list` fails and the sqlite3 fallback fails too. The restart
+// `goose session list` and `export` fail and the sqlite3 fallback fails too. The restart
 // must not start a new session under the same name or set the chat aside; it
 // fails, is retried, and ends in a give-up that says why.
 
@@ -21,14 +21,14 @@ import {
 } from "./scenario.js";
 
 /**
- * Stand-ins, first on PATH, for a Goose whose session list fails (as it does
+ * Stand-ins, first on PATH, for a Goose whose session list and export fail (as they do
  * on a locked or unreadable database) and for an image without a working
  * sqlite3 (exit 127, as a missing command), both only while `broken` exists;
  * otherwise the Goose under test and the image's sqlite3.
  */
 async function breakableTools(goose: string, broken: string): Promise<string> {
   const dir = await scratchDir("breakable");
-  const list = `[ "$1" = session ] && { [ "$2" = list ] || [ "$2" = ls ]; }`;
+  const list = `[ "$1" = session ] && { [ "$2" = list ] || [ "$2" = ls ] || [ "$2" = export ]; }`;
   const fail = (message: string, code: number) => `echo '${message}' >&2\nexit ${code}\n`;
   await writeFile(
     path.join(dir, "goose"),

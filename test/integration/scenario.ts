@@ -257,13 +257,19 @@ export async function supervisors(ws: Workspace): Promise<number[]> {
 
 /**
  * The workspace's long-lived processes: all but what a supervisor runs for a
- * moment (its `sleep` every quarter second, an autosave helper), which come
- * and go whatever the test does.
+ * moment (its `sleep` every quarter second, an autosave helper, the commands
+ * of its subshells), which come and go whatever the test does. A process gone
+ * before its parent is read was one of those.
  */
 export async function steadyProcesses(ws: Workspace): Promise<number[]> {
   const watchers = new Set(await supervisors(ws));
   const steady: number[] = [];
-  for (const pid of await ws.processes()) if (!watchers.has((await parentPid(pid)) ?? -1)) steady.push(pid);
+  for (const pid of await ws.processes()) {
+    let parent = await parentPid(pid);
+    for (let depth = 0; parent !== null && parent > 1 && !watchers.has(parent) && depth < 8; depth++)
+      parent = await parentPid(parent);
+    if (parent !== null && !watchers.has(parent)) steady.push(pid);
+  }
   return steady.sort();
 }
 

@@ -38,13 +38,13 @@ import { agentCommand, agentLaunches, deliveredIn, exists, gooseSessions, readPi
 describe("start script", () => {
   // Double-only: these put a fake goose around the double on PATH, and read
   // the double's event log for what the module did with it.
-  describe.skipIf(gooseUnderTest().real)("when `goose session list` fails", () => {
-    /** A goose on PATH whose `session list` fails, as with a locked or newer database; everything else is the double. */
+  describe.skipIf(gooseUnderTest().real)("when Goose cannot read its sessions", () => {
+    /** A goose on PATH whose `session list` and `export` fail, as with a locked or newer database; everything else is the double. */
     const brokenListGoose = (ws: Workspace) =>
       fakeGoose(
         ws,
         "broken-list-bin",
-        `if [ "$1" = session ] && [ "$2" = list ]; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"`,
+        `case "$1 $2" in "session list" | "session export") echo "Error: database is locked" >&2; exit 1;; esac\nexec '${ws.goose.bin}' "$@"`,
       );
 
     it("falls back to a read-only look at the database and still resumes", async () => {

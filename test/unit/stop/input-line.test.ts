@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { agentPhase, inputLine } from "../../../src/stop/agent-stop.js";
 
-// Screens as AgentAPI's /internal/screen gave them for Goose 1.46.1
-// (/work/shared/reference/goose-observed.md and the stop's own capture).
+// Screens as AgentAPI's /internal/screen gave them for a real Goose 1.46.1.
 const REPLY = "ack 1: Fix the flaky test in ci.yml.\n  ╌╌╌╌╌╌╌╌╌╌ 1% 1k/128k\n";
 
 describe("inputLine: what the last line of Goose's screen says about its input line", () => {
@@ -14,8 +13,9 @@ describe("inputLine: what the last line of Goose's screen says about its input l
       "empty",
     ],
     ["after a cancelled turn", `${REPLY}> Interrupted, what should goose work on instead?`, "empty"],
-    ["a bare prompt (no hint drawn)", `${REPLY}> `, "empty"],
-    ["a bare prompt, then padding lines", `${REPLY}>\n   \n`, "empty"],
+    // No hint: the line holds what does not show, a newline typed with Ctrl+J (Goose 1.46.1 drew ">" alone).
+    ["a bare prompt", `${REPLY}> `, "text"],
+    ["a bare prompt, then the newline's empty row", `${REPLY}>\n   \n`, "text"],
     ["text left unsent from before the reply", `${REPLY}> Run the test suite.                 `, "text"],
     ["text that starts like no hint", `${REPLY}> Enter the folder`, "text"],
     [

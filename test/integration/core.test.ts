@@ -55,7 +55,8 @@ for (const isTask of [false, true]) {
   /** What starts the conversation: the task's prompt, or the first message typed into the plain workspace's chat. */
   const opening = isTask ? PROMPT : FIRST_MESSAGE;
 
-  describe(`core scenarios, ${isTask ? "task" : "plain workspace"} (${combination})`, () => {
+  // Each step builds on the one before, so a failed step is not run again (a retry would find the next state).
+  describe(`core scenarios, ${isTask ? "task" : "plain workspace"} (${combination})`, { retry: 0 }, () => {
     let ws: Workspace;
     let rendered: Rendered;
     let coder: CoderEndpoint;

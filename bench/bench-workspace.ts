@@ -1,6 +1,7 @@
 // One throwaway task workspace per benchmark (the Goose double, or a real Goose
-// with GOOSE_BIN): the module rendered for it with the real coder provider, a stand-in for the Coder deployment that receives
-// task log snapshots, and the checks every timed run makes before it counts.
+// with GOOSE_BIN): the module rendered for it with the real coder provider, a
+// stand-in for the Coder deployment that receives task log snapshots, and the
+// checks every timed run makes before it counts.
 import { randomUUID } from "node:crypto";
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";

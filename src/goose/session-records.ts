@@ -143,6 +143,13 @@ function textOf(message: ExportedMessage): string {
     .join("\n");
 }
 
+/** What the module reads from `goose session export --format json`. */
+export interface SessionExport {
+  id: string | null;
+  workingDir: string | null;
+  tail: SessionTail;
+}
+
 /**
  * Reads `goose session export --format json`: the Session object, pretty
  * printed, with `conversation` a list of messages `{id, role, created,
@@ -152,7 +159,7 @@ function textOf(message: ExportedMessage): string {
  * message.rs; aaif-goose/goose). A message without metadata is visible, as
  * MessageMetadata's default is. Throws when the text is not such an export.
  */
-export function parseSessionExport(text: string): { id: string | null; workingDir: string | null; tail: SessionTail } {
+export function parseSessionExport(text: string): SessionExport {
   const parsed: unknown = JSON.parse(text);
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
     throw new Error("the export is not a JSON object");

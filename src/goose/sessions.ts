@@ -4,9 +4,9 @@ import { commandPath, type RunResult, run } from "../lib/exec.js";
 import {
   findNamedSession,
   parseSessionExport,
+  type SessionExport,
   type SessionProbe,
   type SessionRow,
-  type SessionTail,
   sessionQuery,
   sqliteReadOnlyUri,
   type TailRead,
@@ -45,7 +45,7 @@ async function tailFromExport(opts: {
   name: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
-}): Promise<{ id: string | null; workingDir: string | null; tail: SessionTail } | { problem: string }> {
+}): Promise<SessionExport | { problem: string }> {
   const label = "goose session export --format json";
   const result = await run(opts.goose, ["session", "export", "--name", opts.name, "--format", "json"], {
     env: opts.env,

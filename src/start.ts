@@ -1,7 +1,8 @@
 import { decidePersistence } from "./agentapi/persistence-gate.js";
+import { resolvePrompts, takePromptEnv } from "./goose/prompt-source.js";
 import { launchGoose } from "./launch/launch.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
-import { phase, reportFatal, StepError } from "./lib/log.js";
+import { log, phase, reportFatal, StepError } from "./lib/log.js";
 import { describePortHolder } from "./lib/port-owner.js";
 import { stopCount } from "./lifecycle/stop-request.js";
 import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./settings/config.js";
@@ -14,7 +15,12 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const ownScript = takeOwnScript();
   const home = homeDir();
-  const config = parseStartConfig(readSettingsDocument(), home);
+  const parsed = parseStartConfig(readSettingsDocument(), home);
+  // Taken before any child runs, so none inherits them; the supervisor's
+  // restarts get the config without the prompt (supervisor/document.ts).
+  const fromEnv = takePromptEnv();
+  const prompts = resolvePrompts({ ...parsed.goose, taskId: parsed.taskId, ...fromEnv });
+  const config = { ...parsed, goose: { ...parsed.goose, prompt: prompts.prompt, systemPrompt: prompts.systemPrompt } };
   const { paths } = config;
   const { port } = config.agentapi;
   // Before anything else: a stop that counts itself from now on wins over this start.
@@ -28,8 +34,9 @@ async function main(): Promise<void> {
   portHolder.catch(() => undefined); // read below, unless the start ends first
   await phase("prepare", () => prepareFolders(paths, config.folder));
   if (await reuseRunningAgentapi(paths, port)) return;
+  for (const line of prompts.lines) log(line);
   await phase("port", () => ensurePortFree(port, portHolder));
-  const tools = await installAndConfigure(config, paths, home);
+  const tools = await installAndConfigure(config, paths, home, fromEnv.envSystemPrompt);
   // Not awaited here: launchGoose asks Goose about its sessions meanwhile.
   const gating = phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
   const { gate, launched } = await launchGoose({ config, tools, gate: gating, home, startedAt, stopsSeen });

@@ -37,6 +37,9 @@ locals {
     persistence    = var.enable_state_persistence
     state_file     = var.state_file_path
     pid_file       = var.pid_file_path
+    task = {
+      id = var.task_id
+    }
   }
 
   stop_layer = {

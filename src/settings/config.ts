@@ -81,6 +81,8 @@ export interface AccessSettings {
 
 export interface StartConfig {
   folder: string;
+  /** The Coder task's ID; empty outside a task. It tells a task's prompt from ai_prompt (goose/prompt-source.ts). */
+  taskId: string;
   /** Leave a supervisor running that restarts AgentAPI when it exits without a stop. */
   supervise: boolean;
   paths: ModulePaths;
@@ -181,6 +183,7 @@ export function parseStartConfig(document: unknown, home: string): StartConfig {
     const agentapi = agent.object("agentapi");
     return {
       folder: agent.path("folder", home),
+      taskId: layer.object("task").string("id"),
       supervise: agent.boolean("supervise"),
       paths: modulePaths(home, layer),
       agentapi: {

@@ -1,16 +1,24 @@
 import path from "node:path";
-import { configureGoose, describeOutcome } from "../goose/setup.js";
+import { moduleExtensions } from "../goose/config.js";
+import { configureGoose, describeOutcome, gooseConfigDir } from "../goose/setup.js";
 import { ensureAgentapi, ensureGoose } from "../install/install.js";
 import { runUserScript } from "../install/user-scripts.js";
 import { commandPath } from "../lib/exec.js";
 import { log, phase, warn } from "../lib/log.js";
 import type { ModulePaths, StartConfig } from "../settings/config.js";
+import { retirePredecessor } from "./predecessor-step.js";
 
-/** pre_install_script, the AgentAPI and Goose installs, Goose's config, then post_install_script (so it can adjust that config). */
+/**
+ * pre_install_script, the AgentAPI and Goose installs, Goose's config (after
+ * setting aside what coder/goose 3.x left there), then post_install_script
+ * (so it can adjust that config). `envSystemPrompt`: GOOSE_SYSTEM_PROMPT from
+ * the agent's environment, which 3.x wrote to .goosehints.
+ */
 export async function installAndConfigure(
   config: StartConfig,
   paths: ModulePaths,
   home: string,
+  envSystemPrompt?: string,
 ): Promise<{ agentapi: string; gooseBin: string; pathPrefix: string[] }> {
   const goose = config.goose;
   const localBin = path.join(home, ".local", "bin");
@@ -48,6 +56,20 @@ export async function installAndConfigure(
     return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin };
   });
   await phase("configure", async () => {
+    const { port } = config.agentapi;
+    const predecessor = await retirePredecessor({
+      home,
+      configDir: gooseConfigDir(process.env, home),
+      view: {
+        port,
+        appSlug: goose.appSlug,
+        names: [...moduleExtensions(port, goose.appSlug, goose.extensions).wanted.keys()],
+      },
+      systemPrompt: goose.systemPrompt,
+      envSystemPrompt,
+    });
+    for (const line of predecessor.lines) log(line);
+    for (const warning of predecessor.warnings) warn(warning);
     const outcome = await configureGoose(goose, {
       port: config.agentapi.port,
       env: process.env,

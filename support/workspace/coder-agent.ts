@@ -16,6 +16,21 @@ export function baseScriptEnv(home: string, pathDirs: string[]): Record<string, 
 }
 
 /**
+ * A script's environment with the template's coder_agent `env` added, as the
+ * agent gives it to every script and terminal it starts. 3.x's README put
+ * GOOSE_TASK_PROMPT and GOOSE_SYSTEM_PROMPT there (a multi-line heredoc and
+ * a coder_parameter's value), so values hold any text, newlines included.
+ */
+export function withTemplateAgentEnv(
+  scriptEnv: Record<string, string>,
+  agentEnv: Record<string, string>,
+): Record<string, string> {
+  for (const name of Object.keys(agentEnv))
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`coder_agent.env name ${JSON.stringify(name)}`);
+  return { ...scriptEnv, ...agentEnv };
+}
+
+/**
  * What the agent adds for its scripts: where the deployment is, its token, and
  * names. With a wildcard app host ("*.apps.example.com"), also VSCODE_PROXY_URI
  * as coderd builds it (vscodeProxyURI in coderd/agentapi/manifest.go, with

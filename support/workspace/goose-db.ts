@@ -98,13 +98,26 @@ export async function gooseSessionModes(db: string): Promise<Array<{ name: strin
   return rows.map((r) => ({ name: String(r.name), mode: String(r.goose_mode) }));
 }
 
-/** The names of the extensions each session saved (extension_data's enabled_extensions.v0), in session order. */
-export async function gooseSessionExtensions(db: string): Promise<string[][]> {
+/** A Goose ExtensionConfig as a session saved it: `name`, `type`, and for stdio ones `cmd` and `envs`, among others. */
+export interface SavedExtension {
+  name: string;
+  type: string;
+  envs?: Record<string, string>;
+  [field: string]: unknown;
+}
+
+/** The extensions each session saved (extension_data's enabled_extensions.v0): what Goose loaded, in session order. */
+export async function gooseSessionExtensionConfigs(db: string): Promise<SavedExtension[][]> {
   const rows = await queryGooseDb(db, "SELECT extension_data FROM sessions ORDER BY created_at");
   return rows.map((r) => {
     const saved = JSON.parse(String(r.extension_data ?? "{}"))["enabled_extensions.v0"];
-    return ((saved?.extensions ?? []) as Array<{ name: string }>).map((e) => e.name);
+    return (saved?.extensions ?? []) as SavedExtension[];
   });
+}
+
+/** The names of the extensions each session saved, in session order. */
+export async function gooseSessionExtensions(db: string): Promise<string[][]> {
+  return (await gooseSessionExtensionConfigs(db)).map((saved) => saved.map((e) => e.name));
 }
 
 /**

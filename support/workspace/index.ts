@@ -10,8 +10,23 @@ export { CoderEndpoint, type EndpointAnswer, type RecordedRequest, type Snapshot
 export { EgressProxy } from "./egress-proxy.js";
 export { type RunResult, run, waitFor } from "./exec.js";
 export { type GooseUnderTest, gooseUnderTest, linkGoose } from "./goose.js";
-export { type GooseMessage, gooseMessages, gooseSessionExtensions, gooseSessionModes } from "./goose-db.js";
+export {
+  type GooseMessage,
+  gooseMessages,
+  gooseSessionExtensionConfigs,
+  gooseSessionExtensions,
+  gooseSessionModes,
+  type SavedExtension,
+} from "./goose-db.js";
 export { freePort } from "./ports.js";
+export {
+  DESKTOP_COMMANDER,
+  type PredecessorTemplate,
+  predecessorConfigYaml,
+  predecessorHints,
+  README_SYSTEM_PROMPT,
+  writePredecessorHome,
+} from "./predecessor-home.js";
 export { commandLine, killProcessesWithEnv, parentPid, processesWithEnv, processState, umaskOf } from "./processes.js";
 export { type Certificate, gooseTarball, ReleaseMirror, sha256, throwawayCertificate } from "./release-mirror.js";
 export {

@@ -5,7 +5,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { type ModelStub, startModelStub } from "../model-stub/server.js";
 import { AgentApiClient, type ChatMessage } from "./agentapi-client.js";
-import { baseScriptEnv, runCoderScript } from "./coder-agent.js";
+import { baseScriptEnv, runCoderScript, withTemplateAgentEnv } from "./coder-agent.js";
 import { type RunResult, run, waitFor } from "./exec.js";
 import { type GooseUnderTest, gooseUnderTest } from "./goose.js";
 import { gooseDeliveries, gooseReplies, gooseSessionsNamed } from "./goose-db.js";
@@ -38,6 +38,7 @@ export class Workspace {
   readonly moduleDir: string;
   readonly agentapi: AgentApiClient;
   private readonly extraEnv: Record<string, string> = {};
+  private readonly templateAgentEnv: Record<string, string> = {};
 
   private constructor(
     readonly home: string,
@@ -85,10 +86,16 @@ export class Workspace {
     Object.assign(this.extraEnv, values);
   }
 
+  /** The template's coder_agent `env` (withTemplateAgentEnv): every script run from now on gets it. */
+  setAgentEnv(values: Record<string, string>): void {
+    Object.assign(this.templateAgentEnv, values);
+  }
+
   /**
    * The environment a Coder agent gives its scripts: AgentAPI and the Goose
    * under test on PATH, then the runtime's folders; the double's event log, or the model stub's
-   * OPENAI_HOST and OPENAI_API_KEY. setEnv() values come last.
+   * OPENAI_HOST and OPENAI_API_KEY, the template's coder_agent env
+   * (setAgentEnv). setEnv() values come last.
    */
   env(agentapiBinary = this.agentapiBinary): NodeJS.ProcessEnv {
     const goose: Record<string, string> = this.goose.real
@@ -96,11 +103,8 @@ export class Workspace {
         ? { OPENAI_HOST: this.stub.url, OPENAI_API_KEY: "model-stub-key" }
         : {}
       : { GOOSE_DOUBLE_EVENT_LOG: this.eventLog };
-    return {
-      ...baseScriptEnv(this.home, [this.goose.pathDir, path.dirname(agentapiBinary), ...this.runtime.pathDirs]),
-      ...goose,
-      ...this.extraEnv,
-    };
+    const base = baseScriptEnv(this.home, [this.goose.pathDir, path.dirname(agentapiBinary), ...this.runtime.pathDirs]);
+    return { ...withTemplateAgentEnv({ ...base, ...goose }, this.templateAgentEnv), ...this.extraEnv };
   }
 
   runScript(script: string, agentapiBinary?: string, timeoutMs = 120_000): Promise<RunResult> {

@@ -16,7 +16,7 @@ set -euo pipefail
 # v2.19.0 and v2.20.0), so versions were checked one by one with `go list -m -json`.
 CODER_PROVIDER_NEWEST=2.20.0
 CODER_PROVIDER_OLDEST=2.13.1
-# The module's default agentapi_version (variables.tf, its one source), so the suite
+# The AgentAPI the module installs by default (main.tf's tested_versions, its one source), so the suite
 # always runs the version templates get: >= 0.12.0 has --state-file and SIGUSR1.
 AGENTAPI_VERSION_DEFAULT="$(module_default agentapi_version)"
 # The newest AgentAPI release the Go module proxy serves: v0.12.3 and v0.13.0 are refused,

@@ -91,6 +91,20 @@ const without =
     }
     return edited;
   };
+/** The README's "after" for 3.0.1's prompts: from coder_agent.env to ai_prompt and system_prompt. */
+function promptsToInputs(template: string): string {
+  const system = /^\s*GOOSE_SYSTEM_PROMPT\s*=\s*(<<-EOT\n[\s\S]*?\n\s*EOT)\n/m.exec(template);
+  const task = /^\s*GOOSE_TASK_PROMPT\s*=\s*(.*)\n/m.exec(template);
+  if (!system || !task) throw new Error("the template sets no GOOSE_SYSTEM_PROMPT or GOOSE_TASK_PROMPT");
+  const moved = template.replace(system[0], "").replace(task[0], "");
+  const edited = moved.replace(
+    /^(\s*goose_model\s*=.*)$/m,
+    `$1\n  ai_prompt     = ${task[1]}\n  system_prompt = ${system[1]}`,
+  );
+  if (edited === moved) throw new Error("the template has no goose_model line");
+  return edited;
+}
+
 // The fixes, as the first sentence of each message must give them. The versions
 // are not copied from main.tf: any release the message names will do.
 const REMOVE_GOOSE_VERSION = /^Remove goose_version to use the tested Goose \d+\.\d+\.\d+, or set 1\.34\.0 or newer\.$/;
@@ -107,11 +121,11 @@ describe.each([...providers(), ["3.x's minimum", tools.coderProviderModuleMin]])
     const env = { TF_VAR_anthropic_api_key: "sk-ant-placeholder" };
 
     it.each([
-      ["the usage block", "readme-usage"],
-      ["Run in the background and report tasks", "background-tasks"],
+      ["the usage block", "readme-usage", (t: string) => t],
+      ["Run in the background and report tasks", "background-tasks", promptsToInputs],
     ])(
-      '%s: goose_version "v1.0.31" fails on its line, agentapi_version "latest" warns; without both lines it plans clean',
-      async (_title, name) => {
+      '%s: goose_version "v1.0.31" fails on its line, agentapi_version "latest" warns; as the README\'s "after" it plans clean',
+      async (_title, name, readmeAfter) => {
         const before = await plan(`${TEMPLATES_3X}/${name}`, provider, { coderEnv: env });
         const listed = before.diagnostics.map(show).join("\n");
         expect(before.code, listed).not.toBe(0);
@@ -136,7 +150,7 @@ describe.each([...providers(), ["3.x's minimum", tools.coderProviderModuleMin]])
 
         const after = await plan(`${TEMPLATES_3X}/${name}`, provider, {
           coderEnv: env,
-          edit: without("goose_version", "agentapi_version"),
+          edit: (t) => readmeAfter(without("goose_version", "agentapi_version")(t)),
         });
         expect(after.code, after.diagnostics.map(show).join("\n")).toBe(0);
         expect(after.diagnostics.map(show)).toEqual([]);
@@ -189,6 +203,12 @@ describe.each([...providers(), ["3.x's minimum", tools.coderProviderModuleMin]])
     });
   },
 );
+
+it("the plain workspace (examples/workspace-template) plans without any warning with the module's minimum coder provider", async () => {
+  const { code, diagnostics } = await plan("workspace-template", tools.coderProviderModuleMin);
+  expect(code, diagnostics.map(show).join("\n")).toBe(0);
+  expect(diagnostics.map(show)).toEqual([]);
+});
 
 describe("app display names", () => {
   it("web_app_display_name and cli_app_display_name name the apps; the scripts keep Goose's name", async () => {

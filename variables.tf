@@ -70,7 +70,7 @@ variable "goose_version" {
         false
       )
     )
-    error_message = "Remove goose_version to use the tested Goose ${local.tested_versions.goose_version}, or set 1.34.0 or newer. Goose ${coalesce(var.goose_version, "null")} is older than 1.34.0, the first release that reads the config layer carrying the module's extensions (GOOSE_ADDITIONAL_CONFIG_FILES); version 3.x of this module wrote ~/.config/goose/config.yaml instead, which this one leaves to you."
+    error_message = "Remove goose_version to use the tested Goose ${local.tested_versions.goose_version}, or set 1.34.0 or newer. Goose ${coalesce(var.goose_version, "null")} is older than 1.34.0, the first release that reads the config layer carrying the module's extensions (GOOSE_ADDITIONAL_CONFIG_FILES), where version 3.x wrote them into ~/.config/goose/config.yaml."
   }
 }
 

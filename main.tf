@@ -4,16 +4,49 @@ terraform {
   required_providers {
     coder = {
       source  = "coder/coder"
-      version = ">= 2.13"
+      version = ">= 2.12"
     }
   }
 }
 
-data "coder_workspace" "me" {}
+# The checks that span inputs live here, as preconditions: a variable's
+# validation that reads another variable needs Terraform 1.9 and is not
+# portable to every OpenTofu the module supports.
+data "coder_workspace" "me" {
+  lifecycle {
+    precondition {
+      condition     = local.task_prompt == "" || var.ai_prompt == ""
+      error_message = "Remove ai_prompt from this task template, or leave it empty in a task, for example ai_prompt = data.coder_task.me.enabled ? \"\" : data.coder_parameter.ai_prompt.value. This workspace runs a Coder task with a prompt, and ai_prompt is set too: Goose gets one first prompt, and the module will not pick one of the two for you."
+    }
+  }
+}
 
 data "coder_workspace_owner" "me" {}
 
 locals {
+  # The releases this module is tested with: what a template that sets no
+  # goose_version or agentapi_version installs, and what version 3.x's aliases
+  # "stable" and "latest" now mean. The one place these versions are written:
+  # tools/lib.sh (module_default) reads these lines for the test setup.
+  tested_versions = {
+    goose_version    = "1.47.0"
+    agentapi_version = "v0.12.2"
+  }
+  version_aliases = ["stable", "latest"]
+
+  # The versions the scripts install, always a release: the settings carry no
+  # alias, so a restart installs what the plan named.
+  goose_version = (
+    var.goose_version == null ? local.tested_versions.goose_version :
+    contains(local.version_aliases, var.goose_version) ? local.tested_versions.goose_version :
+    trimprefix(var.goose_version, "v")
+  )
+  agentapi_version = (
+    var.agentapi_version == null ? local.tested_versions.agentapi_version :
+    contains(local.version_aliases, var.agentapi_version) ? local.tested_versions.agentapi_version :
+    var.agentapi_version
+  )
+
   app_slug      = "goose"
   module_folder = ".coder-modules/coder/goose"
   session_name  = var.session_name != "" ? var.session_name : "coder-${data.coder_workspace.me.id}"
@@ -23,6 +56,10 @@ locals {
   task_enabled = var.task == null ? false : var.task.enabled == true
   task_id      = local.task_enabled ? var.task.id : ""
   task_prompt  = local.task_enabled ? (var.task.prompt == null ? "" : var.task.prompt) : ""
+  # One prompt reaches Goose: the task's, or else ai_prompt (both set is a
+  # plan-time error, data "coder_workspace" "me" below). The start tells them
+  # apart by the task ID in the AgentAPI layer's settings.
+  prompt = local.task_prompt != "" ? local.task_prompt : var.ai_prompt
 
   extra_extensions = (
     var.additional_extensions == null ? {} :
@@ -36,7 +73,7 @@ locals {
   # what is served). Redirects are held to the same rule (src/install/url-policy.ts).
   download_url_rule = "^(https://[^/\\s]+[^\\s]*|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?(/[^\\s]*)?|file:///[^\\s]*)$"
 
-  agentapi_version_parts = regex("^v([0-9]+)\\.([0-9]+)", var.agentapi_version)
+  agentapi_version_parts = regex("^v([0-9]+)\\.([0-9]+)", local.agentapi_version)
   agentapi_has_persistence = (
     tonumber(local.agentapi_version_parts[0]) > 0 ||
     tonumber(local.agentapi_version_parts[1]) >= 12
@@ -73,19 +110,19 @@ locals {
     supervise = var.supervise
     agentapi = {
       install      = var.install_agentapi
-      version      = var.agentapi_version
+      version      = local.agentapi_version
       download_url = var.agentapi_download_url
       sha256       = var.agentapi_sha256
     }
     goose = {
       install        = var.install_goose
-      version        = trimprefix(var.goose_version, "v")
+      version        = local.goose_version
       download_url   = var.goose_download_url
       sha256         = var.goose_sha256
       installer_url  = var.goose_installer_url
       provider       = var.goose_provider
       model          = var.goose_model
-      prompt         = local.task_prompt
+      prompt         = local.prompt
       system_prompt  = var.system_prompt
       session_name   = local.session_name
       continue       = var.continue
@@ -121,7 +158,24 @@ locals {
 check "agentapi_version_supports_persistence" {
   assert {
     condition     = !var.enable_state_persistence || !var.install_agentapi || local.agentapi_has_persistence
-    error_message = "enable_state_persistence needs AgentAPI v0.12.0 or newer, but agentapi_version is ${var.agentapi_version}: the chat history will not survive a restart. Remove agentapi_version to use the module default, or set enable_state_persistence = false."
+    error_message = "Remove agentapi_version to use the tested AgentAPI ${local.tested_versions.agentapi_version}, or set enable_state_persistence = false. AgentAPI ${local.agentapi_version} is older than v0.12.0, the first release that saves the chat, so the chat history will not survive a restart (Goose still resumes its session)."
+  }
+}
+
+# Version 3.x's aliases install the tested release, named here, not whatever is
+# newest at each start: a warning, so that a 3.x template plans, and the line
+# can go.
+check "goose_version_alias" {
+  assert {
+    condition     = var.goose_version == null ? true : !contains(local.version_aliases, var.goose_version)
+    error_message = "Remove goose_version = \"${coalesce(var.goose_version, "null")}\": it now means Goose ${local.tested_versions.goose_version}, the release this module is tested with, which is also what the module installs without the line. In version 3.x it installed the newest Goose release at every start; set a version such as \"${local.tested_versions.goose_version}\" to pin another release."
+  }
+}
+
+check "agentapi_version_alias" {
+  assert {
+    condition     = var.agentapi_version == null ? true : !contains(local.version_aliases, var.agentapi_version)
+    error_message = "Remove agentapi_version = \"${coalesce(var.agentapi_version, "null")}\": it now means AgentAPI ${local.tested_versions.agentapi_version}, the release this module is tested with, which is also what the module installs without the line. In version 3.x \"latest\" installed the newest AgentAPI release at every start; set a tag such as \"${local.tested_versions.agentapi_version}\" to pin another release."
   }
 }
 

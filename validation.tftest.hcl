@@ -26,15 +26,9 @@ run "empty_icon" {
   expect_failures = [var.icon]
 }
 
-run "goose_version_not_semver" {
+run "goose_version_not_a_version" {
   command = plan
-  variables { goose_version = "latest" }
-  expect_failures = [var.goose_version]
-}
-
-run "goose_version_too_old" {
-  command = plan
-  variables { goose_version = "1.33.1" }
+  variables { goose_version = "nightly" }
   expect_failures = [var.goose_version]
 }
 
@@ -351,20 +345,6 @@ run "allowed_origin_hostile" {
   expect_failures = [var.agentapi_allowed_origins]
 }
 
-# A template written for versions before 5.0.0 stops at plan time, whatever the
-# prompt: a task that planned on would lose its snapshot without a word.
-run "ai_prompt_from_a_task" {
-  command = plan
-  variables { ai_prompt = "Fix the flaky test." }
-  expect_failures = [var.ai_prompt]
-}
-
-run "ai_prompt_empty_outside_a_task" {
-  command = plan
-  variables { ai_prompt = "" }
-  expect_failures = [var.ai_prompt]
-}
-
 run "task_enabled_without_an_id" {
   command = plan
   variables {
@@ -444,4 +424,149 @@ run "agent_firewall_command_starting_empty" {
     agent_firewall = { command = [" ", "--"] }
   }
   expect_failures = [var.agent_firewall]
+}
+
+# The values version 3.x's README and defaults used, each decided at plan time
+# (README, Upgrading from 3.x). An alias plans with a warning and hands the
+# scripts the tested release, never the alias.
+run "goose_version_stable_from_3x" {
+  command = plan
+  variables { goose_version = "stable" }
+  expect_failures = [check.goose_version_alias]
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.version == local.tested_versions.goose_version
+    error_message = "\"stable\" must install the tested Goose"
+  }
+}
+
+run "goose_version_latest" {
+  command = plan
+  variables { goose_version = "latest" }
+  expect_failures = [check.goose_version_alias]
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.version == local.tested_versions.goose_version
+    error_message = "\"latest\" must install the tested Goose"
+  }
+}
+
+run "goose_version_unset_installs_the_tested_release" {
+  command = plan
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.version == local.tested_versions.goose_version && can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", local.tested_versions.goose_version))
+    error_message = "an unset goose_version must install the tested Goose, a release X.Y.Z"
+  }
+}
+
+run "goose_version_from_the_3x_readme" {
+  command = plan
+  variables { goose_version = "v1.0.31" }
+  expect_failures = [var.goose_version]
+}
+
+run "goose_version_pinned_reaches_the_scripts_without_v" {
+  command = plan
+  variables { goose_version = "v1.46.1" }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.version == "1.46.1"
+    error_message = "a pinned goose_version must reach the scripts as X.Y.Z"
+  }
+}
+
+run "agentapi_version_latest_from_the_3x_readme" {
+  command = plan
+  variables { agentapi_version = "latest" }
+  expect_failures = [check.agentapi_version_alias]
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.agentapi.version == local.tested_versions.agentapi_version
+    error_message = "\"latest\" must install the tested AgentAPI"
+  }
+}
+
+run "agentapi_version_stable" {
+  command = plan
+  variables { agentapi_version = "stable" }
+  expect_failures = [check.agentapi_version_alias]
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.agentapi.version == local.tested_versions.agentapi_version
+    error_message = "\"stable\" must install the tested AgentAPI"
+  }
+}
+
+run "agentapi_version_unset_installs_the_tested_release" {
+  command = plan
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.agentapi.version == local.tested_versions.agentapi_version && can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+$", local.tested_versions.agentapi_version))
+    error_message = "an unset agentapi_version must install the tested AgentAPI, a release vX.Y.Z"
+  }
+}
+
+# 3.x's default: it still installs, without state persistence, with a warning.
+run "agentapi_version_3x_default" {
+  command = plan
+  variables { agentapi_version = "v0.10.0" }
+  expect_failures = [check.agentapi_version_supports_persistence]
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.agentapi.version == "v0.10.0"
+    error_message = "a pinned agentapi_version must reach the scripts as given"
+  }
+}
+
+run "folder_relative_to_home_like_3x" {
+  command = plan
+  variables { folder = "~/project" }
+  expect_failures = [var.folder]
+}
+
+# ai_prompt: the prompt outside a task, delivered as the task prompt is.
+run "ai_prompt_in_a_plain_workspace" {
+  command = plan
+  variables { ai_prompt = "Fix the flaky test." }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.prompt == "Fix the flaky test." && module.agentapi.stop_settings.layer.task.id == ""
+    error_message = "ai_prompt must reach the start settings as the prompt, with no task"
+  }
+}
+
+run "ai_prompt_in_a_task_template_outside_a_task" {
+  command = plan
+  variables {
+    ai_prompt = "Fix the flaky test."
+    task      = { enabled = false, id = "0d6b7d56-2a9c-4d3b-8c86-1f0f6a2b9e44", prompt = "" }
+  }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.prompt == "Fix the flaky test."
+    error_message = "outside a task ai_prompt must be the prompt"
+  }
+}
+
+run "ai_prompt_and_a_task_prompt" {
+  command = plan
+  variables {
+    ai_prompt = "Fix the flaky test."
+    task      = { enabled = true, id = "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10", prompt = "Write the docs." }
+  }
+  expect_failures = [data.coder_workspace.me]
+}
+
+run "ai_prompt_empty_in_a_task" {
+  command = plan
+  variables {
+    ai_prompt = ""
+    task      = { enabled = true, id = "6f2b0a3e-1c55-4a59-9b1e-2a2f3c9d7e10", prompt = "Write the docs." }
+  }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.prompt == "Write the docs."
+    error_message = "in a task with an empty ai_prompt the task's prompt must be sent"
+  }
 }

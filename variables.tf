@@ -15,7 +15,7 @@ variable "folder" {
 
   validation {
     condition     = can(regex("^/[^\\n\\r\\x00]*$", var.folder))
-    error_message = "folder must be an absolute path (starting with /) on one line."
+    error_message = "Set folder to an absolute path on one line, such as \"/home/coder/project\". Version 3.x handed a relative folder to cd in its start script, so it named a folder under wherever the Coder agent ran that script; this module needs the same absolute folder at every start, because Goose keeps it in the session and asks to switch folders when it resumes elsewhere."
   }
 }
 
@@ -49,20 +49,28 @@ variable "install_goose" {
 }
 
 variable "goose_version" {
-  description = "The Goose CLI release to install, as X.Y.Z or vX.Y.Z, 1.34.0 or newer: the module hands Goose its extensions as a config layer (GOOSE_ADDITIONAL_CONFIG_FILES), which Goose reads from 1.34.0."
+  description = "The Goose CLI release to install, as X.Y.Z or vX.Y.Z, 1.34.0 or newer: the module hands Goose its extensions as a config layer (GOOSE_ADDITIONAL_CONFIG_FILES), which Goose reads from 1.34.0. Null (the default) installs the release this module is tested with (tested_versions in main.tf); \"stable\" and \"latest\", the values of version 3.x, mean the same, with a plan-time warning."
   type        = string
-  default     = "1.47.0"
+  default     = null
 
   validation {
-    condition = (
-      can(regex("^v?[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.goose_version)) &&
+    condition = var.goose_version == null ? true : (
+      contains(local.version_aliases, var.goose_version) ||
+      can(regex("^v?[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.goose_version))
+    )
+    error_message = "Remove goose_version to use the tested Goose ${local.tested_versions.goose_version}, or set a release version such as \"${local.tested_versions.goose_version}\" (1.34.0 or newer). \"${coalesce(var.goose_version, "null")}\" is not a release version."
+  }
+
+  validation {
+    condition = var.goose_version == null ? true : (
+      !can(regex("^v?([0-9]+)\\.([0-9]+)\\.", var.goose_version)) ||
       try(
-        tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[0]) > 1 ||
-        (tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[0]) == 1 && tonumber(regex("^v?([0-9]+)\\.([0-9]+)", var.goose_version)[1]) >= 34),
+        tonumber(regex("^v?([0-9]+)\\.([0-9]+)\\.", var.goose_version)[0]) > 1 ||
+        (tonumber(regex("^v?([0-9]+)\\.([0-9]+)\\.", var.goose_version)[0]) == 1 && tonumber(regex("^v?([0-9]+)\\.([0-9]+)\\.", var.goose_version)[1]) >= 34),
         false
       )
     )
-    error_message = "goose_version must be a release version such as \"1.47.0\" or \"v1.47.0\", at least 1.34.0 (older releases do not read the config layer that carries the module's extensions, GOOSE_ADDITIONAL_CONFIG_FILES)."
+    error_message = "Remove goose_version to use the tested Goose ${local.tested_versions.goose_version}, or set 1.34.0 or newer. Goose ${coalesce(var.goose_version, "null")} is older than 1.34.0, the first release that reads the config layer carrying the module's extensions (GOOSE_ADDITIONAL_CONFIG_FILES), where version 3.x wrote them into ~/.config/goose/config.yaml."
   }
 }
 
@@ -101,19 +109,11 @@ variable "task" {
   }
 }
 
-# The input of versions before 5.0.0. It stays only to stop a template written
-# for them at plan time, so that no task loses its prompt or snapshot silently:
-# its validation is its whole use.
-# tflint-ignore: terraform_unused_declarations
 variable "ai_prompt" {
-  description = "Removed in 5.0.0: set task = data.coder_task.me in a task template, and nothing in a plain workspace. Any value fails the plan with these instructions."
+  description = "A prompt for Goose outside Coder Tasks, for example data.coder_parameter.ai_prompt.value. It is sent once, to a new Goose session (the first start, or every start with continue = false), and never again on a resume or after a crash. Empty (the default) sends nothing: Goose waits for the first message typed into the chat. In a task (task.enabled) the task's prompt is the one sent; setting both fails the plan."
   type        = string
-  default     = null
-
-  validation {
-    condition     = var.ai_prompt == null
-    error_message = "ai_prompt was removed in version 5.0.0 of the Goose module. In a Coder task template, replace `ai_prompt = data.coder_task.me.prompt` with `task = data.coder_task.me`: the module then delivers the prompt once, keeps the web app for the task page and posts the task log snapshot on stop. In a plain workspace, remove ai_prompt: Goose waits for the first message typed into the chat."
-  }
+  default     = ""
+  nullable    = false
 }
 
 variable "system_prompt" {
@@ -162,13 +162,16 @@ variable "install_agentapi" {
 }
 
 variable "agentapi_version" {
-  description = "The AgentAPI release to install, as vX.Y.Z. State persistence needs v0.12.0 or newer."
+  description = "The AgentAPI release to install, as vX.Y.Z. State persistence needs v0.12.0 or newer. Null (the default) installs the release this module is tested with (tested_versions in main.tf); \"latest\" and \"stable\" mean the same, with a plan-time warning."
   type        = string
-  default     = "v0.12.2"
+  default     = null
 
   validation {
-    condition     = can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.agentapi_version))
-    error_message = "agentapi_version must be a release tag vX.Y.Z (for example \"v1.2.3\")."
+    condition = var.agentapi_version == null ? true : (
+      contains(local.version_aliases, var.agentapi_version) ||
+      can(regex("^v[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$", var.agentapi_version))
+    )
+    error_message = "Remove agentapi_version to use the tested AgentAPI ${local.tested_versions.agentapi_version}, or set a release tag such as \"${local.tested_versions.agentapi_version}\". \"${coalesce(var.agentapi_version, "null")}\" is not a release tag vX.Y.Z."
   }
 }
 

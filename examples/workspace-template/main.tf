@@ -2,7 +2,7 @@
 # coder_app): the Goose chat as a dashboard app, plus a terminal app, resuming the
 # same session and chat at every start. Nothing is sent until someone types.
 #
-# Your template: source = "registry.coder.com/coder/goose/coder", version = "5.0.0".
+# Your template: source = "registry.coder.com/coder/goose/coder", version = "4.0.0".
 # `npm run lifecycle` plays it locally.
 
 terraform {
@@ -11,7 +11,7 @@ terraform {
   required_providers {
     coder = {
       source  = "coder/coder"
-      version = ">= 2.13"
+      version = ">= 2.12"
     }
   }
 }

@@ -4,7 +4,7 @@ terraform {
   required_providers {
     coder = {
       source  = "coder/coder"
-      version = ">= 2.13"
+      version = ">= 2.12"
     }
   }
 }

@@ -127,12 +127,13 @@ export async function renderModule(
   return withScripts(await apply(fixtureDir, coderEnv));
 }
 
-const MODULE_SOURCE_LINE = /^(\s*source\s*=\s*)"\.\.\/\.\."\s*$/m;
+const MODULE_SOURCE_LINE = /^(\s*source\s*=\s*)"(?:\.\.\/)*\.\."\s*$/m;
 
 /**
- * Writes examples/<name> into `dir` as a template author would have it, so
- * that init writes nothing (lock file, .terraform) into examples/. Only the
- * module source changes: "../.." becomes the path to this repository; and an
+ * Writes examples/<name> (or, for a `name` with a slash, that folder of the
+ * repository) into `dir` as a template author would have it, so that init
+ * writes nothing (lock file, .terraform) into the repository. Only the module
+ * source changes: its relative path becomes the path to this repository; and an
  * override file narrows the template's provider constraint to `provider`
  * (Terraform merges required_providers from *_override files). `edit` may
  * change the template's text first.
@@ -143,10 +144,10 @@ async function copyExample(
   provider = tools.coderProviderVersion,
   edit: (template: string) => string = (t) => t,
 ): Promise<void> {
-  const file = path.join(repoRoot, "examples", name, "main.tf");
+  const file = path.join(repoRoot, name.includes("/") ? name : path.join("examples", name), "main.tf");
   const template = await readFile(file, "utf8");
   if (!MODULE_SOURCE_LINE.test(template))
-    throw new Error(`${path.relative(repoRoot, file)} has no \`source = "../.."\` line for the module`);
+    throw new Error(`${path.relative(repoRoot, file)} has no \`source = "../.."\` (or deeper) line for the module`);
   await writeFile(
     path.join(dir, "main.tf"),
     edit(template).replace(MODULE_SOURCE_LINE, `$1"${path.relative(dir, repoRoot)}"`),
@@ -188,7 +189,7 @@ export interface PlanOptions {
 }
 
 /**
- * `terraform init` and `terraform plan -json` of examples/<name>, copied into
+ * `terraform init` and `terraform plan -json` of examples/<name> (or a folder, see copyExample), copied into
  * `dir` as renderExample does, with exactly the given provider: the plan's
  * exit code and every diagnostic it printed.
  */

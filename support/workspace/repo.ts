@@ -55,12 +55,16 @@ export const tools = {
   get agentapiOldVersion() {
     return required("AGENTAPI_VERSION_OLD");
   },
-  /** The newest and the oldest coder provider release in the local mirror (.tools/providers). */
+  /** The newest and the oldest (with data "coder_task") coder provider release in the local mirror (.tools/providers). */
   get coderProviderNewest() {
     return required("CODER_PROVIDER_NEWEST");
   },
   get coderProviderOldest() {
     return required("CODER_PROVIDER_OLDEST");
+  },
+  /** The module's own minimum, below data "coder_task" (tools/setup.sh). */
+  get coderProviderModuleMin() {
+    return required("CODER_PROVIDER_MODULE_MIN");
   },
   /** The coder provider release every render pins (the newest, unless a matrix cell sets another). */
   get coderProviderVersion() {

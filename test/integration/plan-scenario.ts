@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 export async function plan(name: string, provider: string, opts: Omit<PlanOptions, "provider"> = {}) {
-  const dir = await scratchDir(`plan-${name}-${provider}`);
+  const dir = await scratchDir(`plan-${path.basename(name)}-${provider}`);
   dirs.push(dir);
   return { dir, ...(await planExample(name, dir, { provider, ...opts })) };
 }

@@ -4,6 +4,7 @@
 // here, one line each (docs/development.md, "The registry pull request"). Exits 1 when
 // any fails.
 //   npm run registry-pr -- --format FILE...   formats FILEs with the registry's prettier
+import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import {
@@ -29,7 +30,7 @@ import {
 import { runProgram } from "./process.js";
 import { IMAGES_DIR, MODULE_DIR } from "./registry.js";
 import { stage } from "./stage.js";
-import { prettierArgs, repoRoot, toolsFromEnv } from "./tools.js";
+import { prettierArgs, repoRoot, type Tools, toolsFromEnv } from "./tools.js";
 
 type Check = [name: string, run: (ctx: Context) => Promise<Outcome>, needs: string[]];
 
@@ -70,6 +71,23 @@ const CANNOT = [
   ],
 ];
 
+/** The versions the checks run with, as installed. */
+function toolVersions(tools: Tools): string {
+  const version = (pkg: string) => {
+    try {
+      return JSON.parse(readFileSync(path.join(tools.modules, pkg, "package.json"), "utf8")).version as string;
+    } catch {
+      return "?";
+    }
+  };
+  const env = process.env;
+  return [
+    `prettier ${version("prettier")} (prettier-plugin-sh ${version("prettier-plugin-sh")}, ${env.TF_FLAVOR ?? "terraform"} ${env.TF_VERSION ?? "?"} for \`\`\`tf blocks)`,
+    `typos ${env.TYPOS_VERSION ?? "?"}`,
+    `bun ${env.BUN_VERSION ?? "?"}`,
+  ].join(", ");
+}
+
 const line = (state: string, name: string, detail: string) => console.log(`${state.padEnd(7)} ${name}: ${detail}`);
 
 async function format(files: string[]): Promise<number> {
@@ -108,6 +126,7 @@ async function main(): Promise<number> {
   console.log(
     `registry-pr: ${written.length - images} files in ${path.relative(repoRoot, root)}/${MODULE_DIR}/ and ${images} in ${IMAGES_DIR}/; full outputs in ${path.relative(repoRoot, work)}/logs/`,
   );
+  console.log(`registry-pr: with ${toolVersions(tools)}`);
   const ctx: Context = { root, work, tools, log: logWriter(path.join(work, "logs")) };
   let failed = 0;
   for (const [name, run, needs] of CHECKS) {

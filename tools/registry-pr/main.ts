@@ -59,7 +59,7 @@ const CHECKS: Check[] = [
 const CANNOT = [
   [
     "the module's bun tests (tstest)",
-    "the registry runs `bun test` on a module's main.test.ts, whose harness (its test/test.ts) starts Docker containers; the folder carries none (the behaviour is tested here by npm test's integration tests against real AgentAPI), and these machines have no Docker",
+    "the registry runs `bun test` on a module's main.test.ts, whose harness (its test/test.ts) starts Docker containers; the folder carries none (the behaviour is tested here by npm test's integration tests against real AgentAPI), and no Docker daemon runs on these machines",
   ],
   [
     "the scorer's score (module-scorecard-check.yaml)",

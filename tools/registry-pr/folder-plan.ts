@@ -1,0 +1,94 @@
+// What the coder/registry pull request carries of this repository, and where it goes
+// (docs/development.md, "The registry pull request", says why each part travels and
+// why the rest does not).
+import path from "node:path";
+import { IMAGES_DIR, MODULE, MODULE_DIR } from "./registry.js";
+
+/** Repository files that travel as they are, into the module folder at the same path. */
+const TRAVELS: RegExp[] = [
+  // The module, and the Terraform tests the registry's CI runs in every folder that has one.
+  /^(README\.md|main\.tf|variables\.tf|outputs\.tf)$/,
+  /^[^/]+\.tftest\.hcl$/,
+  // The AgentAPI layer main.tf calls, with its README and tests.
+  /^modules\/agentapi\//,
+  // The bundles the coder_scripts embed, their TypeScript sources and the build that makes
+  // one from the other: the code every workspace runs, readable, and rebuilt by a maintainer.
+  /^scripts\/[^/]+\.mjs$/,
+  /^src\//,
+  /^build\.mjs$/,
+  // The user documentation and the templates the README links to.
+  /^docs\/(operations|security|ai-governance)\.md$/,
+  /^examples\//,
+];
+
+/**
+ * Files this repository formats with Biome (biome.jsonc), which the folder carries
+ * formatted by the registry's prettier instead; the bundles are left out, as esbuild
+ * writes them.
+ */
+export const reformatted = (file: string) => /\.(ts|mjs|json)$/.test(file) && !file.startsWith("scripts/");
+
+export interface Copy {
+  /** Repository path. */
+  from: string;
+  /** Path inside the registry. */
+  to: string;
+}
+
+export interface FolderPlan {
+  copies: Copy[];
+  /** README image references to rewrite: repository reference → reference from the module folder. */
+  images: Map<string, string>;
+}
+
+/** The registry's pictures are `registry/<namespace>/.images/<name>`, named after their module. */
+const imageName = (file: string) => {
+  const base = path.posix.basename(file);
+  return base.startsWith(`${MODULE}-`) ? base : `${MODULE}-${base}`;
+};
+
+/** What travels, given the repository's files and the README's text. */
+export function folderPlan(repoFiles: string[], readme: string): FolderPlan {
+  const copies = repoFiles
+    .filter((file) => TRAVELS.some((rule) => rule.test(file)))
+    .map((file) => ({ from: file, to: `${MODULE_DIR}/${file}` }));
+  const images = new Map<string, string>();
+  for (const match of readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)) {
+    const reference = match[1] as string;
+    const file = path.posix.normalize(reference);
+    if (!repoFiles.includes(file) || images.has(reference)) continue;
+    const to = `${IMAGES_DIR}/${imageName(file)}`;
+    copies.push({ from: file, to });
+    images.set(reference, path.posix.relative(MODULE_DIR, to));
+  }
+  return { copies, images };
+}
+
+/** The README as the folder carries it: its pictures point into the registry's images folder. */
+export function folderReadme(readme: string, images: Map<string, string>): string {
+  return readme.replace(/(!\[[^\]]*\]\()([^)\s]+)\)/g, (whole, start: string, reference: string) => {
+    const moved = images.get(reference);
+    return moved ? `${start}${moved})` : whole;
+  });
+}
+
+/** The folder's package.json: the build's exact pins from this repository's, so `npm install && npm run build` rebuilds the bundles. */
+export function folderPackageJson(root: {
+  name?: string;
+  engines?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}): string {
+  const esbuild = root.devDependencies?.esbuild;
+  if (!esbuild) throw new Error("package.json pins no esbuild in devDependencies");
+  const folder = {
+    name: root.name,
+    private: true,
+    type: "module",
+    engines: root.engines,
+    scripts: { build: "node build.mjs" },
+    dependencies: root.dependencies,
+    devDependencies: { esbuild },
+  };
+  return `${JSON.stringify(folder, null, 2)}\n`;
+}

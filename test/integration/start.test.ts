@@ -192,7 +192,8 @@ describe("start script", () => {
     expect(record.interrupted_turn.action, record.interrupted_turn.reason).toBe("none");
     const [pid] = await agentapiPids(ws);
     expect(pid).toBeDefined();
-    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
+    const resume = ["session", "--resume", "--session-id", session!.id, "--history"];
+    expect((await agentCommand(pid!)).slice(1)).toEqual(resume);
 
     // AgentAPI loads the saved chat once Goose shows its prompt.
     await ws.waitFor("restored chat history", async () => {
@@ -210,7 +211,7 @@ describe("start script", () => {
       const events = (await ws.events()).slice(before);
       const launches = agentLaunches(events);
       expect(launches).toHaveLength(1);
-      expect(launches[0]!.argv.slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
+      expect(launches[0]!.argv.slice(1)).toEqual(resume);
       expect(events.filter((e) => e.event === "resume")).toEqual([
         expect.objectContaining({ session_name: SESSION, session_id: session!.id }),
       ]);
@@ -344,7 +345,13 @@ describe("start script", () => {
     expectOk(await ws.runScript(rendered.start), "second start");
     expect((await launchRecord(ws)).mode).toBe("warm");
     const [pid] = await agentapiPids(ws);
-    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
+    expect((await agentCommand(pid!)).slice(1)).toEqual([
+      "session",
+      "--resume",
+      "--session-id",
+      created!.id,
+      "--history",
+    ]);
     await ws.send("Which session is this?");
     expect(await deliveredIn(ws, "Which session is this?")).toEqual([created!.id]);
     expect(await ws.deliveries(PROMPT)).toBe(1);

@@ -170,7 +170,7 @@ describe("start script", () => {
     expect(await exists(path.join(ws.moduleDir, "agentapi-state.json"))).toBe(false);
   });
 
-  it("warm start after a stop resumes the session by name, without the prompt, with the chat restored", async () => {
+  it("warm start after a stop resumes the session by its id, without the prompt, with the chat restored", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
     expectOk(await ws.runScript(rendered.start), "first start");
@@ -302,7 +302,7 @@ describe("start script", () => {
     expect((await gooseSessions(ws)).filter((s) => s.name === SESSION)).toHaveLength(1);
   });
 
-  it("a session that exists without a user message is a cold start; the prompt reaches Goose once in total", async () => {
+  it("with a prompt, a session that exists without a user message is a cold start; the prompt reaches Goose once in total", async () => {
     const ws = await newWorkspace();
     const folder = path.join(ws.home, "project");
     await mkdir(folder, { recursive: true });

@@ -96,7 +96,7 @@ export function describeNamesakes(name: string, probe: SessionProbe & { kind: "f
     namesakes.goosePick === probe.id
       ? ""
       : `; goose session --resume --name would have taken the empty ${namesakes.goosePick}`;
-  return `${namesakes.ids.length} Goose sessions are named "${name}" (${namesakes.ids.join(", ")}), left by an earlier version of the module; resuming ${probe.id} by its id, ${why}${goose}`;
+  return `${namesakes.ids.length} Goose sessions are named "${name}" (${namesakes.ids.join(", ")}); resuming ${probe.id} by its id, ${why}${goose}`;
 }
 
 /** A session a predecessor module left, as the start log names it. */

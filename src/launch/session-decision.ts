@@ -21,7 +21,7 @@ export interface StartDecision {
  * Cold or warm, and what to do with AgentAPI's saved chat so it never shows a
  * history the agent does not remember.
  *
- * Warm needs proof: `goose session --resume --name X` exits 1 when X is
+ * Warm needs proof: `goose session --resume` exits 1 when the session is
  * missing, which would kill the agent and strand the task prompt. When the
  * probe cannot tell, cold is the choice that cannot lose the prompt, at a
  * start. A supervisor's restart has no prompt to protect, and a cold start

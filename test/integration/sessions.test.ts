@@ -91,7 +91,7 @@ describe("sessions that already share the module's name", () => {
     const started = output(await start(ws, rendered));
     await ws.waitStable();
     expect(started).toContain(
-      `2 Goose sessions are named "${SESSION}" (${empty.id}, ${conversation.id}), left by an earlier version of the module; resuming ${conversation.id} by its id, the most recently active one holding messages (2); goose session --resume --name would have taken the empty ${empty.id}`,
+      `2 Goose sessions are named "${SESSION}" (${empty.id}, ${conversation.id}); resuming ${conversation.id} by its id, the most recently active one holding messages (2); goose session --resume --name would have taken the empty ${empty.id}`,
     );
     expect(started).toMatch(/warm start: /);
     const [pid] = await agentapiPids(ws);

@@ -414,17 +414,17 @@ describe("describeNamesakes", () => {
     [
       "the conversation is not what Goose's resume by name would take",
       probe("conv", 3, ["empty", "conv"]),
-      'Goose sessions are named "t" (empty, conv), left by an earlier version of the module; resuming conv by its id, the most recently active one holding messages (3); goose session --resume --name would have taken the empty empty',
+      'Goose sessions are named "t" (empty, conv); resuming conv by its id, the most recently active one holding messages (3); goose session --resume --name would have taken the empty empty',
     ],
     [
       "Goose would take the same one",
       probe("b", 1, ["b", "a"]),
-      'Goose sessions are named "t" (b, a), left by an earlier version of the module; resuming b by its id, the most recently active one holding messages (1)',
+      'Goose sessions are named "t" (b, a); resuming b by its id, the most recently active one holding messages (1)',
     ],
     [
       "none holds a message",
       probe("e2", 0, ["e2", "e1"]),
-      'Goose sessions are named "t" (e2, e1), left by an earlier version of the module; resuming e2 by its id, none holds a message, so the most recently active one',
+      'Goose sessions are named "t" (e2, e1); resuming e2 by its id, none holds a message, so the most recently active one',
     ],
   ] as const)("%s", (_name, p, line) => {
     const said = describeNamesakes("t", p);

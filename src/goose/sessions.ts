@@ -251,7 +251,13 @@ export async function readSession(opts: {
       };
     }
   }
-  const { probe, sessions } = await probeWithList(opts);
+  const listed = await probeWithList(opts);
+  const { sessions } = listed;
+  // Without a list, the export's own empty session is still Goose's answer for the name.
+  const probe: SessionProbe =
+    listed.probe.kind === "unknown" && empty !== null && empty.id !== null
+      ? { kind: "found", id: empty.id, messages: 0, workingDir: empty.workingDir, source }
+      : listed.probe;
   if (probe.kind !== "found")
     return {
       probe,

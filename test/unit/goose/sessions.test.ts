@@ -340,6 +340,30 @@ describe("readSession: which Goose processes answer", () => {
     if (read.probe.kind === "found") expect(read.tail).toMatchObject({ kind: "read", tail: { visibleCount: visible } });
     expect(read.sessions === null).toBe(!want.includes("list"));
   });
+
+  it("the export's session is empty and neither the list nor sqlite3 answers: the export's session, not unknown", async () => {
+    const home = at(`read-session-${n++}`);
+    const file = path.join(home, ".local/share/goose/sessions/sessions.db");
+    await mkdir(path.dirname(file), { recursive: true });
+    await buildSessionsDb(file, [s("e1")], []);
+    const goose = path.join(home, "goose");
+    await writeFile(goose, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    const env = {
+      PATH: "/nonexistent",
+      CALLS: path.join(home, "calls"),
+      LIST: "not a list",
+      EXPORT: JSON.stringify(emptyExport),
+    };
+    const read = await readSession({ goose, name: "task", env, home, cwd: home });
+    expect(read.probe).toEqual({
+      kind: "found",
+      id: "e1",
+      messages: 0,
+      workingDir: "/x",
+      source: "goose session export",
+    });
+    expect(read.tail).toMatchObject({ kind: "read", tail: { visibleCount: 0 } });
+  });
 });
 
 const listed = (over: Record<string, unknown>) => {

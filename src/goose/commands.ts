@@ -4,6 +4,9 @@ import type { GooseMode } from "./mode.js";
 
 export type StartMode = "cold" | "warm";
 
+/** The session a launch starts: a new one with the module's name, or an existing one by id. */
+export type GooseSession = { mode: "cold"; name: string } | { mode: "warm"; id: string };
+
 /**
  * The Goose command line after AgentAPI's `--`.
  *
@@ -13,13 +16,15 @@ export type StartMode = "cold" | "warm";
  * reads, so "delivered" and "recorded" are one fact. AgentAPI's initial prompt
  * would depend on it recognising Goose's input box and on its state file
  * (absent before v0.12.0) to remember it was sent.
+ *
+ * A warm start resumes by the id the decision read, not by name: when several
+ * sessions share the name, `--resume --name` picks the most recently active,
+ * which need not be the one the module decided about (goose/session-records.ts
+ * pickNamedSession). `--session-id` and `--name` are one argument group in
+ * Goose (Identifier, crates/goose-cli/src/cli.rs at v1.34.0 and v1.46.1), so
+ * the resumed session keeps its own name.
  */
-export function buildGooseArgs(
-  mode: StartMode,
-  sessionName: string,
-  promptFile: string | null,
-  continueTurn = false,
-): string[] {
+export function buildGooseArgs(session: GooseSession, promptFile: string | null, continueTurn = false): string[] {
   // `goose session --resume` sends nothing; `goose run --resume --interactive
   // --text T` adds T as a new user turn and then stays interactive (crates/goose-cli/src/cli.rs
   // handle_run_command in aaif-goose/goose). `--history` reprints the earlier
@@ -28,11 +33,11 @@ export function buildGooseArgs(
   // render_message_history, goose v1.46.1). AgentAPI keeps
   // the restored chat's last agent message until the next user message and diffs
   // later turns from the screen before it, so the reprint does not reach the chat.
-  if (mode === "warm" && continueTurn)
-    return ["run", "--resume", "--name", sessionName, "--interactive", "--text", CONTINUATION_TEXT];
-  if (mode === "warm") return ["session", "--resume", "--name", sessionName, "--history"];
-  if (promptFile) return ["run", "--interactive", "--name", sessionName, "--instructions", promptFile];
-  return ["session", "--name", sessionName];
+  if (session.mode === "warm" && continueTurn)
+    return ["run", "--resume", "--session-id", session.id, "--interactive", "--text", CONTINUATION_TEXT];
+  if (session.mode === "warm") return ["session", "--resume", "--session-id", session.id, "--history"];
+  if (promptFile) return ["run", "--interactive", "--name", session.name, "--instructions", promptFile];
+  return ["session", "--name", session.name];
 }
 
 export interface PersistenceFiles {

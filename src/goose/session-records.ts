@@ -1,16 +1,25 @@
 // What Goose's session store says, read from its own outputs: the JSON of
 // `goose session list` and `goose session export`, and a row of sessions.db.
 // Pure parsing; goose/sessions.ts runs Goose and SQLite to get them.
+/** Sessions that share the module's name, in the order `goose session --resume --name` ranks them. */
+export interface Namesakes {
+  ids: string[];
+  /** The one a resume by name would take: the most recently active. */
+  goosePick: string;
+}
+
 /** What Goose's own session store says about the session the module names. */
 export type SessionProbe =
-  | { kind: "found"; id: string; messages: number; workingDir: string | null; source: string }
+  | { kind: "found"; id: string; messages: number; workingDir: string | null; source: string; namesakes?: Namesakes }
   | { kind: "absent"; source: string }
   | { kind: "unknown"; reason: string };
 
-interface ListedSession {
+/** One entry of `goose session list --format json` (observed keys, Goose 1.46.1). */
+export interface ListedSession {
   id?: unknown;
   name?: unknown;
   description?: unknown;
+  user_set_name?: unknown;
   session_type?: unknown;
   message_count?: unknown;
   working_dir?: unknown;
@@ -24,30 +33,113 @@ function activity(session: ListedSession): string {
   return String(session.last_message_at ?? session.updated_at ?? "");
 }
 
-/**
- * Finds the session `goose session --resume --name X` would pick in the output
- * of `goose session list --format json`: an exact match on name or id among
- * user and scheduled sessions, the most recently active first, then the
- * highest id (list_sessions_matching orders by last activity DESC, id DESC;
- * crates/goose/src/session/session_manager.rs in aaif-goose/goose). Goose
- * 1.10-1.11 used `description` where later versions use `name`.
- */
-export function findNamedSession(listJson: string, name: string, source = "goose session list"): SessionProbe {
+const messagesOf = (session: ListedSession) => Number(session.message_count ?? 0) || 0;
+
+/** Most recently active first, then the highest id (list_sessions_matching's ORDER BY). */
+function byActivity(a: ListedSession, b: ListedSession): number {
+  return activity(b).localeCompare(activity(a)) || String(b.id).localeCompare(String(a.id));
+}
+
+/** The entries of `goose session list --format json`; throws when the text is not such a list. */
+export function parseSessionList(listJson: string): ListedSession[] {
   const parsed: unknown = JSON.parse(listJson.trim() === "" ? "[]" : listJson);
   if (!Array.isArray(parsed)) throw new Error("goose session list --format json did not print a JSON array");
-  const matches = (parsed as ListedSession[])
-    .filter((s) => s && typeof s === "object")
+  return (parsed as unknown[]).filter((s): s is ListedSession => typeof s === "object" && s !== null);
+}
+
+/**
+ * The session the module takes as the one named `name`, from `goose session
+ * list --format json`: an exact match on name or id among user and scheduled
+ * sessions (Goose 1.10-1.11 used `description` where later versions use
+ * `name`). Goose's `--resume --name` ranks matches by last activity, then id
+ * (list_sessions_matching in crates/goose/src/session/session_manager.rs,
+ * aaif-goose/goose v1.46.1), and an empty session created after a
+ * conversation outranks it. When several sessions share the name (earlier
+ * versions of the module made a new one at each restart nobody typed in), the
+ * module takes the most recently active one that holds messages, so a
+ * conversation is never passed over for an empty namesake; with none holding
+ * messages, Goose's own pick. The launch resumes it by id (buildGooseArgs).
+ */
+export function pickNamedSession(sessions: ListedSession[], name: string, source = "goose session list"): SessionProbe {
+  const matches = sessions
     .filter((s) => s.session_type === undefined || RESUMABLE_TYPES.has(String(s.session_type)))
     .filter((s) => s.id === name || s.name === name || (s.name === undefined && s.description === name))
-    .sort((a, b) => activity(b).localeCompare(activity(a)) || String(b.id).localeCompare(String(a.id)));
-  const best = matches[0];
-  if (!best) return { kind: "absent", source };
-  return {
+    .sort(byActivity);
+  const goosePick = matches[0];
+  if (!goosePick) return { kind: "absent", source };
+  const best = matches.find((s) => messagesOf(s) > 0) ?? goosePick;
+  const probe: SessionProbe = {
     kind: "found",
     id: String(best.id),
-    messages: Number(best.message_count ?? 0) || 0,
+    messages: messagesOf(best),
     workingDir: typeof best.working_dir === "string" ? best.working_dir : null,
     source,
+  };
+  if (matches.length > 1) probe.namesakes = { ids: matches.map((s) => String(s.id)), goosePick: String(goosePick.id) };
+  return probe;
+}
+
+/** pickNamedSession on the text of `goose session list --format json`. */
+export function findNamedSession(listJson: string, name: string, source = "goose session list"): SessionProbe {
+  return pickNamedSession(parseSessionList(listJson), name, source);
+}
+
+/** The log line for a name several sessions share: which one the start resumes, and why. */
+export function describeNamesakes(name: string, probe: SessionProbe & { kind: "found" }): string | null {
+  const namesakes = probe.namesakes;
+  if (!namesakes) return null;
+  const why =
+    probe.messages > 0
+      ? `the most recently active one holding messages (${probe.messages})`
+      : "none holds a message, so the most recently active one";
+  const goose =
+    namesakes.goosePick === probe.id
+      ? ""
+      : `; goose session --resume --name would have taken the empty ${namesakes.goosePick}`;
+  return `${namesakes.ids.length} Goose sessions are named "${name}" (${namesakes.ids.join(", ")}); resuming ${probe.id} by its id, ${why}${goose}`;
+}
+
+/** A session a predecessor module left, as the start log names it. */
+export interface EarlierSession {
+  id: string;
+  name: string;
+  messages: number;
+  lastActive: string;
+}
+
+/**
+ * The start log's note about the predecessor's last conversation, which a
+ * start does not resume: Goose's CLI has no way to rename a session (`--name`
+ * and `--session-id` are one argument group), and a resumed session loads the
+ * extensions saved in it (EnabledExtensionsState::for_session,
+ * crates/goose/src/session/extension_data.rs at v1.46.1), which would bring
+ * back the 3.0.1 entries the module's own settings replace.
+ */
+export function describeEarlierConversation(earlier: EarlierSession, sessionName: string): string {
+  const name = earlier.name === "" ? "" : ` "${earlier.name}"`;
+  return `coder/goose 3.x ran here before: its last conversation is Goose session ${earlier.id}${name} (${earlier.messages} message(s), last active ${earlier.lastActive}); the module does not resume it as "${sessionName}", because Goose cannot rename a session and a resumed session keeps the extensions 3.x saved in it; to open it in a terminal: goose session --resume --session-id ${earlier.id}`;
+}
+
+/**
+ * The newest conversation coder/goose 3.0.1 could have left in `folder` (its
+ * resolved path, as Goose stores working_dir): 3.0.1 ran a bare `goose` or
+ * `goose run` without `--name` in the folder at every start, so its sessions
+ * are user sessions whose name Goose chose ("CLI Session", or a name Goose
+ * generated from the first messages: user_set_name false). Sessions without a
+ * message hold nothing to continue. Null when there is none.
+ */
+export function findEarlierConversation(sessions: ListedSession[], folder: string): EarlierSession | null {
+  const candidates = sessions
+    .filter((s) => s.session_type === "user" && s.user_set_name !== true && s.working_dir === folder)
+    .filter((s) => typeof s.id === "string" && messagesOf(s) > 0)
+    .sort(byActivity);
+  const newest = candidates[0];
+  if (!newest) return null;
+  return {
+    id: String(newest.id),
+    name: typeof newest.name === "string" ? newest.name : "",
+    messages: messagesOf(newest),
+    lastActive: activity(newest),
   };
 }
 

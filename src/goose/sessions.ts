@@ -2,8 +2,10 @@ import { access } from "node:fs/promises";
 import path from "node:path";
 import { commandPath, type RunResult, run } from "../lib/exec.js";
 import {
-  findNamedSession,
+  type ListedSession,
   parseSessionExport,
+  parseSessionList,
+  pickNamedSession,
   type SessionExport,
   type SessionProbe,
   type SessionRow,
@@ -39,15 +41,20 @@ const SQLITE_TIMEOUT_MS = 30_000;
 const EXPORT_MAX_BYTES = 64 * 1024 * 1024;
 const LIST_MAX_BYTES = 16 * 1024 * 1024;
 
-/** The conversation's end from `goose session export`, which resolves the name like resume does. */
+/**
+ * The conversation's end from `goose session export`: of the session with id
+ * `id` when given, else of the one `--name` resolves to, as resume does.
+ */
 async function tailFromExport(opts: {
   goose: string;
   name: string;
+  id?: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
 }): Promise<SessionExport | { problem: string }> {
   const label = "goose session export --format json";
-  const result = await run(opts.goose, ["session", "export", "--name", opts.name, "--format", "json"], {
+  const which = opts.id === undefined ? ["--name", opts.name] : ["--session-id", opts.id];
+  const result = await run(opts.goose, ["session", "export", ...which, "--format", "json"], {
     env: opts.env,
     cwd: opts.cwd,
     timeoutMs: EXPORT_TIMEOUT_MS,
@@ -102,6 +109,7 @@ async function rowFromDb(opts: {
   if (!(await exists(db))) return { db, row: null, noDb: true };
   const sqlite = await commandPath("sqlite3", opts.env.PATH);
   if (!sqlite) return { problem: "sqlite3 is not installed for a read-only check" };
+  // sessionQuery matches an exact id as Goose's resume does, so `name` may be an id.
   const found = await querySessionDb(sqlite, db, opts.name, opts.env);
   return "problem" in found ? found : { db, row: found.row };
 }
@@ -110,14 +118,15 @@ async function rowFromDb(opts: {
  * Asks Goose itself first (sqlite3 is missing from many images); falls back to
  * a read-only look at the database, and reports "unknown" rather than guess.
  * The message count is Goose's message_count: user-visible messages only.
+ * `sessions` is Goose's whole list when Goose gave it, else null.
  */
-export async function probeSession(opts: {
+async function probeWithList(opts: {
   goose: string;
   name: string;
   env: NodeJS.ProcessEnv;
   home: string;
   cwd: string;
-}): Promise<SessionProbe> {
+}): Promise<{ probe: SessionProbe; sessions: ListedSession[] | null }> {
   const label = "goose session list --format json";
   const cli = await run(opts.goose, ["session", "list", "--format", "json"], {
     env: opts.env,
@@ -128,23 +137,37 @@ export async function probeSession(opts: {
   let cliProblem = describeFailure(label, cli, LIST_TIMEOUT_MS);
   if (cli.code === 0 && !cli.truncated) {
     try {
-      return findNamedSession(cli.stdout, opts.name);
+      const sessions = parseSessionList(cli.stdout);
+      return { probe: pickNamedSession(sessions, opts.name), sessions };
     } catch (error) {
       cliProblem = `goose session list printed something that is not a session list (${(error as Error).message})`;
     }
   }
   const fromDb = await rowFromDb(opts);
-  if ("problem" in fromDb) return { kind: "unknown", reason: `${cliProblem}; ${fromDb.problem}` };
-  if (fromDb.noDb) return { kind: "absent", source: `no Goose database at ${fromDb.db}` };
-  if (fromDb.row === null) return { kind: "absent", source: `sqlite3 read of ${fromDb.db} (after: ${cliProblem})` };
+  const none = (probe: SessionProbe) => ({ probe, sessions: null });
+  if ("problem" in fromDb) return none({ kind: "unknown", reason: `${cliProblem}; ${fromDb.problem}` });
+  if (fromDb.noDb) return none({ kind: "absent", source: `no Goose database at ${fromDb.db}` });
+  if (fromDb.row === null)
+    return none({ kind: "absent", source: `sqlite3 read of ${fromDb.db} (after: ${cliProblem})` });
   const tail = tailFromRow(fromDb.row);
-  return {
+  return none({
     kind: "found",
     id: fromDb.row.id,
     messages: tail.visibleCount,
     workingDir: fromDb.row.working_dir,
     source: `sqlite3 read of ${fromDb.db}`,
-  };
+  });
+}
+
+/** probeWithList's probe alone. */
+export async function probeSession(opts: {
+  goose: string;
+  name: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  cwd: string;
+}): Promise<SessionProbe> {
+  return (await probeWithList(opts)).probe;
 }
 
 /**
@@ -163,19 +186,23 @@ export async function readConversationTail(opts: {
   exportProblem?: string;
 }): Promise<TailRead> {
   const wrongSession = (id: string | null) => opts.expectedId !== undefined && id !== opts.expectedId;
-  const exported = opts.exportProblem === undefined ? await tailFromExport(opts) : { problem: opts.exportProblem };
+  const exported =
+    opts.exportProblem === undefined
+      ? await tailFromExport({ ...opts, id: opts.expectedId })
+      : { problem: opts.exportProblem };
   let exportProblem: string;
   if ("problem" in exported) exportProblem = exported.problem;
   else if (wrongSession(exported.id))
     exportProblem = `goose session export returned session ${exported.id ?? "(no id)"}, not ${opts.expectedId}`;
   else return { kind: "read", tail: exported.tail, source: "goose session export" };
 
-  const fromDb = await rowFromDb(opts);
+  const which = opts.expectedId ?? opts.name;
+  const fromDb = await rowFromDb({ ...opts, name: which });
   if ("problem" in fromDb) return { kind: "unknown", reason: `${exportProblem}; ${fromDb.problem}` };
   if (fromDb.row === null)
     return {
       kind: "unknown",
-      reason: `${exportProblem}; ${fromDb.noDb ? `no Goose database at ${fromDb.db}` : `no session "${opts.name}" in ${fromDb.db}`}`,
+      reason: `${exportProblem}; ${fromDb.noDb ? `no Goose database at ${fromDb.db}` : `no session "${which}" in ${fromDb.db}`}`,
     };
   if (wrongSession(fromDb.row.id))
     return {
@@ -186,15 +213,19 @@ export async function readConversationTail(opts: {
 }
 
 /**
- * Goose's answer for session `name`: the probe, and how its conversation ends
- * when Goose has it. One Goose process in the common cases. When Goose has a
- * database, `goose session export --name` runs first: it resolves the name
+ * Goose's answer for session `name`: the probe, how its conversation ends
+ * when Goose has it, and Goose's whole session list when it was read (null
+ * otherwise). One Goose process in the common warm case: when Goose has a
+ * database, `goose session export --name` runs first; it resolves the name
  * exactly as `goose session --resume --name` does (lookup_session_id and
  * get_or_create_session_id in crates/goose-cli/src/cli.rs at v1.46.1,
- * aaif-goose/goose), so its session is the one a warm start resumes, and its
- * conversation gives both the message count and the tail. With no database (a
- * first start), or when the export gives no answer, the list decides
- * (probeSession) and the tail comes from the database.
+ * aaif-goose/goose), so when its session holds messages, no other session of
+ * that name can hold a newer conversation, and its conversation gives both the
+ * message count and the tail. An empty session may be a namesake created after
+ * a conversation (an earlier version of the module made one at each restart
+ * nobody typed in), so then the list decides (pickNamedSession), as it does
+ * with no database (a first start) or when the export gives no answer; the
+ * tail then comes from an export by id, else from the database.
  */
 export async function readSession(opts: {
   goose: string;
@@ -202,26 +233,42 @@ export async function readSession(opts: {
   env: NodeJS.ProcessEnv;
   home: string;
   cwd: string;
-}): Promise<{ probe: SessionProbe; tail: TailRead }> {
+}): Promise<{ probe: SessionProbe; tail: TailRead; sessions: ListedSession[] | null }> {
   let exportProblem: string | undefined;
+  let empty: SessionExport | null = null;
+  const source = "goose session export";
   if (await exists(gooseSessionsDb(opts.env, opts.home))) {
     const exported = await tailFromExport(opts);
     if ("problem" in exported) exportProblem = exported.problem;
     else if (exported.id === null) exportProblem = "goose session export printed no session id";
+    else if (exported.tail.visibleCount === 0) empty = exported;
     else {
-      const source = "goose session export";
       const { id, workingDir, tail } = exported;
       return {
         probe: { kind: "found", id, messages: tail.visibleCount, workingDir, source },
         tail: { kind: "read", tail, source },
+        sessions: null,
       };
     }
   }
-  const probe = await probeSession(opts);
+  const listed = await probeWithList(opts);
+  const { sessions } = listed;
+  // Without a list, the export's own empty session is still Goose's answer for the name.
+  const probe: SessionProbe =
+    listed.probe.kind === "unknown" && empty !== null && empty.id !== null
+      ? { kind: "found", id: empty.id, messages: 0, workingDir: empty.workingDir, source }
+      : listed.probe;
   if (probe.kind !== "found")
     return {
       probe,
       tail: { kind: "unknown", reason: probe.kind === "absent" ? `Goose has no session "${opts.name}"` : probe.reason },
+      sessions,
     };
-  return { probe, tail: await readConversationTail({ ...opts, expectedId: probe.id, exportProblem }) };
+  if (empty !== null && empty.id === probe.id)
+    return { probe, tail: { kind: "read", tail: empty.tail, source }, sessions };
+  return {
+    probe,
+    tail: await readConversationTail({ ...opts, expectedId: probe.id, exportProblem }),
+    sessions,
+  };
 }

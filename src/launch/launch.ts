@@ -3,6 +3,7 @@ import {
   buildAgentapiArgs,
   buildGooseArgs,
   buildLaunchEnv,
+  type GooseSession,
   type PersistenceFiles,
   withUserTmpdir,
 } from "../goose/commands.js";
@@ -96,7 +97,11 @@ export async function launchGoose(opts: {
   const launchEnv = envWith(persistence, paths.tmp);
   const stateBackup = persistence ? await prepareState(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
-  const gooseArgs = buildGooseArgs(plan.decision.mode, goose.sessionName, promptFile, plan.turn.action === "continue");
+  const session: GooseSession =
+    plan.decision.mode === "warm" && plan.probe.kind === "found"
+      ? { mode: "warm", id: plan.probe.id }
+      : { mode: "cold", name: goose.sessionName };
+  const gooseArgs = buildGooseArgs(session, promptFile, plan.turn.action === "continue");
   const args = buildAgentapiArgs({
     port,
     persistence,

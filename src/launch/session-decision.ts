@@ -21,18 +21,26 @@ export interface StartDecision {
  * Cold or warm, and what to do with AgentAPI's saved chat so it never shows a
  * history the agent does not remember.
  *
- * Warm needs proof: `goose session --resume --name X` exits 1 when X is
+ * Warm needs proof: `goose session --resume` exits 1 when the session is
  * missing, which would kill the agent and strand the task prompt. When the
  * probe cannot tell, cold is the choice that cannot lose the prompt, at a
  * start. A supervisor's restart has no prompt to protect, and a cold start
  * there would set the running conversation's chat aside, so it fails instead
  * (the supervisor retries, then gives up with this reason).
+ *
+ * A session with the name but no message yet is resumed when there is no
+ * prompt to deliver: it holds nothing a new session would do better, and a
+ * new one would leave another session of the same name at each restart
+ * nobody typed in. With a prompt, it never reached that session, and the
+ * prompt goes to a new one as always.
  */
 export function decideStart(input: {
   continueSession: boolean;
   sessionName: string;
   probe: SessionProbe;
   state: StateSummary;
+  /** A prompt would be sent to a new session (a task prompt or the template's). */
+  prompt: boolean;
   owner?: ChatOwner | null;
   restart?: boolean;
 }): StartDecision {
@@ -49,6 +57,9 @@ export function decideStart(input: {
   } else if (probe.kind === "found" && probe.messages > 0) {
     mode = "warm";
     reason = `Goose has session "${sessionName}" (${probe.id}) with ${probe.messages} message(s) [${probe.source}]`;
+  } else if (probe.kind === "found" && !input.prompt) {
+    mode = "warm";
+    reason = `Goose has session "${sessionName}" (${probe.id}) with no message yet; resuming it rather than starting another session of that name [${probe.source}]`;
   } else if (probe.kind === "found") {
     mode = "cold";
     reason = `Goose has session "${sessionName}" (${probe.id}) but it holds no message, so the prompt never reached it [${probe.source}]`;
@@ -57,7 +68,8 @@ export function decideStart(input: {
     reason = `Goose has no session named "${sessionName}" [${probe.source}]`;
   } else {
     mode = "cold";
-    reason = `could not tell whether Goose has session "${sessionName}" (${probe.reason}); starting a new session, which cannot lose the prompt`;
+    const safe = input.prompt ? "starting a new session, which cannot lose the prompt" : "starting a new session";
+    reason = `could not tell whether Goose has session "${sessionName}" (${probe.reason}); ${safe}`;
   }
 
   if (state.kind === "missing") return { mode, reason, state: "none" };
@@ -67,6 +79,17 @@ export function decideStart(input: {
       reason,
       state: "set-aside",
       stateReason: `the AgentAPI state file is unreadable by AgentAPI (${state.reason})`,
+    };
+  }
+  // An empty session remembers no chat; a chat without a user message holds
+  // nothing for it to remember (Goose's banner, nothing typed), so it stays.
+  if (mode === "warm" && probe.kind === "found" && probe.messages === 0) {
+    if (state.userMessages === 0) return { mode, reason, state: "keep" };
+    return {
+      mode,
+      reason,
+      state: "set-aside",
+      stateReason: `the AgentAPI state file holds ${state.userMessages} user message(s), and Goose session "${sessionName}" (${probe.id}) holds none`,
     };
   }
   if (mode === "warm" && state.messages > 0 && owner && probe.kind === "found") {

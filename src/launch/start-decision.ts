@@ -1,7 +1,15 @@
 import { realpath } from "node:fs/promises";
 import { type StateSummary, summarizeState } from "../agentapi/state-file.js";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
-import type { SessionProbe, TailRead } from "../goose/session-records.js";
+import { predecessorRan } from "../goose/predecessor.js";
+import {
+  describeEarlierConversation,
+  describeNamesakes,
+  findEarlierConversation,
+  type ListedSession,
+  type SessionProbe,
+  type TailRead,
+} from "../goose/session-records.js";
 import { readSession } from "../goose/sessions.js";
 import { readOptional } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";
@@ -25,6 +33,23 @@ async function resolved(dir: string): Promise<string> {
   return realpath(dir).catch(() => dir);
 }
 
+/**
+ * On the first start after coder/goose 3.x (its folder in HOME, no session
+ * with the module's name yet), names the conversation 3.x left in the folder
+ * and how to open it. It reads the list the probe already has: no Goose
+ * process of its own, and none at all once the module's session exists.
+ */
+async function noteEarlierConversation(
+  sessions: ListedSession[],
+  home: string,
+  folder: string,
+  name: string,
+): Promise<void> {
+  if (!(await predecessorRan(home))) return;
+  const earlier = findEarlierConversation(sessions, await resolved(folder));
+  if (earlier) log(describeEarlierConversation(earlier, name));
+}
+
 /** Cold or warm from Goose's own session store, what to do with the saved chat, and whether an interrupted turn carries on. */
 export async function decideLaunch(opts: {
   goose: GooseSettings;
@@ -46,7 +71,7 @@ export async function decideLaunch(opts: {
   const [read, stateText, owner] = await Promise.all([
     goose.continue
       ? readSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder })
-      : { probe: notChecked, tail: notChecked },
+      : { probe: notChecked, tail: notChecked, sessions: null },
     readOptional(paths.stateFile),
     readChatOwner(paths.stateOwner),
   ]);
@@ -57,10 +82,17 @@ export async function decideLaunch(opts: {
     sessionName: name,
     probe,
     state: stateSummary,
+    prompt: goose.prompt.trim() !== "",
     owner,
     restart: opts.restart,
   });
+  if (probe.kind === "found") {
+    const namesakes = describeNamesakes(name, probe);
+    if (namesakes) log(namesakes);
+  }
   log(`${decision.mode} start: ${decision.reason}`);
+  if (probe.kind === "absent" && read.sessions)
+    await noteEarlierConversation(read.sessions, opts.home, opts.folder, name);
   // Goose stores the resolved folder and compares resolved paths (observed with 1.46.1).
   if (
     probe.kind === "found" &&

@@ -11,12 +11,10 @@ import {
   type ModuleExtensionsView,
   matchPredecessorConfig,
   PREDECESSOR,
+  PREDECESSOR_DIR,
   staleEntriesInChangedConfig,
 } from "../goose/predecessor.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
-
-/** The folder 3.x's AgentAPI layer kept its files in (module_dir_name in 3.x's main.tf). */
-export const PREDECESSOR_FOLDER = ".goose-module";
 
 export interface PredecessorReport {
   lines: string[];
@@ -135,7 +133,7 @@ export async function retirePredecessor(opts: {
 }): Promise<PredecessorReport> {
   const report: PredecessorReport = { lines: [], warnings: [] };
   const tag = `coder-goose-3x-${timeTag(opts.now ?? new Date())}`;
-  const moduleFolder = path.join(opts.home, PREDECESSOR_FOLDER);
+  const moduleFolder = path.join(opts.home, PREDECESSOR_DIR);
   const entries = await folderEntries(moduleFolder).catch(() => null);
   const upgraded = entries !== null && isPredecessorFolder(entries);
   if (upgraded)

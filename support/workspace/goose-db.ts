@@ -122,16 +122,16 @@ export async function gooseSessionExtensions(db: string): Promise<string[][]> {
 
 /**
  * The ids of the user and scheduled sessions named `name` (not sub-agents'),
- * read from Goose's database: the one with the latest message first (then the
- * highest id), which is the one `goose session --resume --name` picks
- * (list_sessions_matching in crates/goose/src/session/session_manager.rs,
- * aaif-goose/goose). More than one means a resume was lost and a new session
- * made instead.
+ * read from Goose's database: the most recently active first (its latest
+ * message, or its updated_at when it has none), then the highest id, which is
+ * the one `goose session --resume --name` picks (list_sessions_matching in
+ * crates/goose/src/session/session_manager.rs, aaif-goose/goose v1.46.1).
+ * More than one means a resume was lost and a new session made instead.
  */
 export async function gooseSessionsNamed(db: string, name: string): Promise<string[]> {
   const rows = await queryGooseDb(
     db,
-    "SELECT s.id, s.name, s.session_type, (SELECT MAX(m.created_timestamp) FROM messages m WHERE m.session_id = s.id) AS last FROM sessions s",
+    "SELECT s.id, s.name, s.session_type, COALESCE((SELECT MAX(m.created_timestamp) FROM messages m WHERE m.session_id = s.id), CAST(strftime('%s', s.updated_at) AS INTEGER)) AS last FROM sessions s",
   );
   return rows
     .filter((r) => r.name === name && (r.session_type === "user" || r.session_type === "scheduled"))

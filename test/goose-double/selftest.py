@@ -253,6 +253,26 @@ eq("export missing id", lambda: streams("session", "export", "--session-id", "NO
 eq("export markdown (default format)", lambda: out("session", "export", "-n", "t1").split("\n")[:3],
    ["# Session Export: t1", "", "*Total messages: 10*"])
 
+# ---- 3c. names shared, resume by id, bare goose (cli.rs get_or_create_session_id, handle_default_session @ v1.46.1)
+fresh_home("names")
+g("session", "-n", "same", stdin="kept\n")
+q("UPDATE messages SET created_timestamp = created_timestamp - 60")
+g("session", "-n", "same")
+older, newer = q("SELECT id FROM sessions ORDER BY rowid").split("\n")
+g("session", "-r", "--session-id", older, stdin="w\n")
+eq("resume --session-id ID: that session, not the newer empty one its name picks",
+   lambda: q("SELECT session_id FROM messages ORDER BY id DESC LIMIT 1"), older)
+CFG = H + "/home/.config/goose/config.yaml"
+check("no config.yaml: bare goose does not start a session", lambda: not os.path.exists(CFG) and
+      g().returncode == 1 and q("SELECT COUNT(*) FROM sessions WHERE name='CLI Session'") == "0")
+os.makedirs(os.path.dirname(CFG), exist_ok=True)
+write(CFG, "GOOSE_PROVIDER: openai\n")
+p = g(stdin="bare\n")
+eq("bare goose with a config.yaml: a new interactive session 'CLI Session', name not user-set, the turn and its reply stored",
+   lambda: (p.returncode, q("SELECT name||'|'||user_set_name||'|'||(SELECT COUNT(*) FROM messages m WHERE m.session_id=s.id "
+                            "AND json_extract(m.metadata_json,'$.userVisible')) FROM sessions s ORDER BY rowid DESC LIMIT 1")),
+   (0, "CLI Session|0|2"))
+
 # ---- 3b. the model request, when the provider's host is set (see README)
 fresh_home("layers")
 os.makedirs(H + "/home/.config/goose")

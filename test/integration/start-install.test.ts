@@ -220,9 +220,17 @@ describe("start script", () => {
     );
     const secondPid = await readPid(path.join(ws.moduleDir, "agentapi.pid"));
     expect(await readlink(`/proc/${secondPid}/exe`)).toBe(agentapiBin);
-    // The installed Goose resumes the session.
+    // The installed Goose resumes the session, by the id the start read.
     expect((await launchRecord(ws)).mode).toBe("warm");
-    expect(await agentCommand(secondPid)).toEqual([gooseBin, "session", "--resume", "--name", SESSION, "--history"]);
+    const [session] = await ws.sessionsNamed(SESSION);
+    expect(await agentCommand(secondPid)).toEqual([
+      gooseBin,
+      "session",
+      "--resume",
+      "--session-id",
+      session,
+      "--history",
+    ]);
     await ws.waitStable();
     expect(await ws.deliveries(PROMPT)).toBe(1);
   });

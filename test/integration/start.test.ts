@@ -170,7 +170,7 @@ describe("start script", () => {
     expect(await exists(path.join(ws.moduleDir, "agentapi-state.json"))).toBe(false);
   });
 
-  it("warm start after a stop resumes the session by name, without the prompt, with the chat restored", async () => {
+  it("warm start after a stop resumes the session by its id, without the prompt, with the chat restored", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
     expectOk(await ws.runScript(rendered.start), "first start");
@@ -192,7 +192,8 @@ describe("start script", () => {
     expect(record.interrupted_turn.action, record.interrupted_turn.reason).toBe("none");
     const [pid] = await agentapiPids(ws);
     expect(pid).toBeDefined();
-    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
+    const resume = ["session", "--resume", "--session-id", session!.id, "--history"];
+    expect((await agentCommand(pid!)).slice(1)).toEqual(resume);
 
     // AgentAPI loads the saved chat once Goose shows its prompt.
     await ws.waitFor("restored chat history", async () => {
@@ -210,7 +211,7 @@ describe("start script", () => {
       const events = (await ws.events()).slice(before);
       const launches = agentLaunches(events);
       expect(launches).toHaveLength(1);
-      expect(launches[0]!.argv.slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
+      expect(launches[0]!.argv.slice(1)).toEqual(resume);
       expect(events.filter((e) => e.event === "resume")).toEqual([
         expect.objectContaining({ session_name: SESSION, session_id: session!.id }),
       ]);
@@ -301,7 +302,7 @@ describe("start script", () => {
     expect((await gooseSessions(ws)).filter((s) => s.name === SESSION)).toHaveLength(1);
   });
 
-  it("a session that exists without a user message is a cold start; the prompt reaches Goose once in total", async () => {
+  it("with a prompt, a session that exists without a user message is a cold start; the prompt reaches Goose once in total", async () => {
     const ws = await newWorkspace();
     const folder = path.join(ws.home, "project");
     await mkdir(folder, { recursive: true });
@@ -344,7 +345,13 @@ describe("start script", () => {
     expectOk(await ws.runScript(rendered.start), "second start");
     expect((await launchRecord(ws)).mode).toBe("warm");
     const [pid] = await agentapiPids(ws);
-    expect((await agentCommand(pid!)).slice(1)).toEqual(["session", "--resume", "--name", SESSION, "--history"]);
+    expect((await agentCommand(pid!)).slice(1)).toEqual([
+      "session",
+      "--resume",
+      "--session-id",
+      created!.id,
+      "--history",
+    ]);
     await ws.send("Which session is this?");
     expect(await deliveredIn(ws, "Which session is this?")).toEqual([created!.id]);
     expect(await ws.deliveries(PROMPT)).toBe(1);

@@ -6,31 +6,33 @@ const PROMPT = "/m/task-prompt.md";
 describe("buildGooseArgs", () => {
   const NEW = ["session", "--name", "task-1"];
   const WITH_PROMPT = ["run", "--interactive", "--name", "task-1", "--instructions", PROMPT];
+  const cold = { mode: "cold", name: "task-1" } as const;
+  const warm = { mode: "warm", id: "20261122_3" } as const;
   it.each([
-    ["cold with a prompt: a named session given the prompt file", "cold", PROMPT, false, WITH_PROMPT],
-    ["cold without a prompt: a new named session, sends nothing", "cold", null, false, NEW],
+    ["cold with a prompt: a named session given the prompt file", cold, PROMPT, false, WITH_PROMPT],
+    ["cold without a prompt: a new named session, sends nothing", cold, null, false, NEW],
     [
-      "warm: resumes by name, reprints the history, never a prompt",
-      "warm",
+      "warm: resumes the decided session by its id, reprints the history, never a prompt",
+      warm,
       PROMPT,
       false,
-      ["session", "--resume", "--name", "task-1", "--history"],
+      ["session", "--resume", "--session-id", "20261122_3", "--history"],
     ],
-    ["cold never carries a continuation", "cold", null, true, NEW],
-  ] as const)("%s", (_name, mode, prompt, carryOn, want) => {
-    expect(buildGooseArgs(mode, "task-1", prompt, carryOn)).toEqual(want);
+    ["cold never carries a continuation", cold, null, true, NEW],
+  ] as const)("%s", (_name, session, prompt, carryOn, want) => {
+    expect(buildGooseArgs(session, prompt, carryOn)).toEqual(want);
   });
 
-  it("warm, carrying on an interrupted turn: resumes with one continuation text, never the prompt", () => {
+  it("warm, carrying on an interrupted turn: resumes by id with one continuation text, never the prompt", () => {
     const text = expect.stringMatching(/carry on/);
-    expect(buildGooseArgs("warm", "task-1", PROMPT, true)).toEqual([
-      ..."run --resume --name task-1 --interactive --text".split(" "),
+    expect(buildGooseArgs(warm, PROMPT, true)).toEqual([
+      ..."run --resume --session-id 20261122_3 --interactive --text".split(" "),
       text,
     ]);
   });
 
   it("keeps a hostile session name as one argument", () => {
-    expect(buildGooseArgs("warm", "a'; rm -rf / #", null)).toContain("a'; rm -rf / #");
+    expect(buildGooseArgs({ mode: "cold", name: "a'; rm -rf / #" }, null)).toContain("a'; rm -rf / #");
   });
 });
 

@@ -2,8 +2,10 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  describeNamesakes,
   findNamedSession,
   parseSessionExport,
+  type SessionProbe,
   type SessionRow,
   sessionQuery,
   sqliteReadOnlyUri,
@@ -231,10 +233,10 @@ describe("probeSession and readConversationTail with real processes", () => {
     });
   });
 
-  it("answers unknown when the export names another session and the database does too", async () => {
+  it("answers unknown when the export returns another session and the database has no such id", async () => {
     const home = await homeWithDb();
     const goose = await fakeGoose("goose-other", `cat <<'EOF'\n${exported([], "other")}\nEOF`);
-    const reason = expect.stringMatching(/returned session other, not s2.*is s1, not s2/);
+    const reason = expect.stringMatching(/returned session other, not s2.*no session "s2" in /);
     expect(await readConversationTail({ ...opts(goose, home), expectedId: "s2" })).toEqual({ kind: "unknown", reason });
   });
 
@@ -249,14 +251,23 @@ describe("probeSession and readConversationTail with real processes", () => {
 });
 
 describe("readSession: which Goose processes answer", () => {
-  // Logs each call's subcommand; `export` prints $EXPORT, or fails as Goose does for a missing name.
+  // Logs each call's subcommand (an export with how it names the session); `export --name`
+  // prints $EXPORT, or fails as Goose does for a missing name; `export --session-id` prints $EXPORT_BY_ID.
   const body = [
-    `echo "$2" >> "$CALLS"`,
+    `case "$2" in export) echo "$2 $3" >> "$CALLS";; *) echo "$2" >> "$CALLS";; esac`,
+    `[ "$2 $3" = "export --session-id" ] && printf '%s' "$EXPORT_BY_ID" && exit 0`,
     `case "$2" in list) echo "$LIST";; export) [ -n "$EXPORT" ] && printf '%s' "$EXPORT" && exit 0`,
     `  echo "Error: No session found with name 'task'" >&2; exit 1;; esac`,
   ].join("\n");
   const listed = [{ id: "s1", name: "task", session_type: "user", message_count: 1, working_dir: "/l" }];
   const exported = { id: "s9", working_dir: "/x", conversation: [msg("user", "go")] };
+  const emptyExport = { id: "e1", working_dir: "/x", conversation: [] };
+  const listEntry = (id: string, messages: number, at: string) => {
+    return { id, name: "task", session_type: "user", message_count: messages, working_dir: "/l", updated_at: at };
+  };
+  // An empty "task" made after the conversation in c1: Goose's resume by name takes e1.
+  const namesakes = [listEntry("e1", 0, "2026-11-22T12:00:00Z"), listEntry("c1", 1, "2026-11-22T10:00:00Z")];
+  const byId = { id: "c1", working_dir: "/l", conversation: [msg("user", "go")] };
   const found = (id: string, source: string, workingDir: string) => ({
     kind: "found",
     id,
@@ -265,26 +276,47 @@ describe("readSession: which Goose processes answer", () => {
     source,
   });
   let n = 0;
+  const E = "export --name";
   it.each([
     [
-      "a database, the export answers: the export alone",
+      "a database, the export answers with a conversation: the export alone",
       true,
       [],
       exported,
-      ["export"],
+      [E],
       found("s9", "goose session export", "/x"),
+      1,
     ],
-    ["a database, no such session: the export, then the list", true, [], null, ["export", "list"], { kind: "absent" }],
+    ["a database, no such session: the export, then the list", true, [], null, [E, "list"], { kind: "absent" }, 0],
     [
       "a database, the export fails, the list finds it: the tail from sqlite3",
       true,
       listed,
       null,
-      ["export", "list"],
+      [E, "list"],
       found("s1", "goose session list", "/l"),
+      1,
     ],
-    ["no database (a first start): the list alone", false, [], null, ["list"], { kind: "absent" }],
-  ])("%s", async (_name, db, list, exportOut, want, probe) => {
+    ["no database (a first start): the list alone", false, [], null, ["list"], { kind: "absent" }, 0],
+    [
+      "the export's session is empty and the only one of its name: the list, the export's tail",
+      true,
+      [listEntry("e1", 0, "2026-11-22T12:00:00Z")],
+      emptyExport,
+      [E, "list"],
+      { kind: "found", id: "e1", messages: 0, source: "goose session list" },
+      0,
+    ],
+    [
+      "the export's session is an empty namesake: the list picks the conversation, its tail by id",
+      true,
+      namesakes,
+      emptyExport,
+      [E, "list", "export --session-id"],
+      { ...found("c1", "goose session list", "/l"), namesakes: { ids: ["e1", "c1"], goosePick: "e1" } },
+      1,
+    ],
+  ])("%s", async (_name, db, list, exportOut, want, probe, visible) => {
     const home = at(`read-session-${n++}`);
     await mkdir(home);
     const goose = path.join(home, "goose");
@@ -300,11 +332,37 @@ describe("readSession: which Goose processes answer", () => {
       CALLS: calls,
       LIST: JSON.stringify(list),
       EXPORT: exportOut ? JSON.stringify(exportOut) : "",
+      EXPORT_BY_ID: JSON.stringify(byId),
     };
     const read = await readSession({ goose, name: "task", env, home, cwd: home });
     expect(read.probe).toMatchObject(probe);
     expect((await readFile(calls, "utf8")).trim().split("\n")).toEqual(want);
-    if (read.probe.kind === "found") expect(read.tail).toMatchObject({ kind: "read", tail: { visibleCount: 1 } });
+    if (read.probe.kind === "found") expect(read.tail).toMatchObject({ kind: "read", tail: { visibleCount: visible } });
+    expect(read.sessions === null).toBe(!want.includes("list"));
+  });
+
+  it("the export's session is empty and neither the list nor sqlite3 answers: the export's session, not unknown", async () => {
+    const home = at(`read-session-${n++}`);
+    const file = path.join(home, ".local/share/goose/sessions/sessions.db");
+    await mkdir(path.dirname(file), { recursive: true });
+    await buildSessionsDb(file, [s("e1")], []);
+    const goose = path.join(home, "goose");
+    await writeFile(goose, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    const env = {
+      PATH: "/nonexistent",
+      CALLS: path.join(home, "calls"),
+      LIST: "not a list",
+      EXPORT: JSON.stringify(emptyExport),
+    };
+    const read = await readSession({ goose, name: "task", env, home, cwd: home });
+    expect(read.probe).toEqual({
+      kind: "found",
+      id: "e1",
+      messages: 0,
+      workingDir: "/x",
+      source: "goose session export",
+    });
+    expect(read.tail).toMatchObject({ kind: "read", tail: { visibleCount: 0 } });
   });
 });
 
@@ -325,6 +383,24 @@ describe("findNamedSession", () => {
     ["no sub_agent (not resumable)", listed({ session_type: "sub_agent" }), "task-1", absent],
     ["the latest active of two", rows(["a", 0, "09"], ["b", 4, "11"]), "t", { ...found, id: "b", messages: 4 }],
     ["then the highest id", rows(["id1", 1, "10"], ["id2", 2, "10"]), "t", { ...found, id: "id2" }],
+    [
+      "the conversation, not a newer empty namesake Goose's resume would take",
+      rows(["conv", 3, "09"], ["empty", 0, "11"]),
+      "t",
+      { ...found, id: "conv", messages: 3, namesakes: { ids: ["empty", "conv"], goosePick: "empty" } },
+    ],
+    [
+      "the newest conversation of several namesakes",
+      rows(["old", 2, "08"], ["new", 1, "09"], ["empty", 0, "11"]),
+      "t",
+      { ...found, id: "new", namesakes: { ids: ["empty", "new", "old"], goosePick: "empty" } },
+    ],
+    [
+      "Goose's pick when no namesake holds a message",
+      rows(["e1", 0, "09"], ["e2", 0, "11"]),
+      "t",
+      { ...found, id: "e2", messages: 0, namesakes: { ids: ["e2", "e1"], goosePick: "e2" } },
+    ],
     // Goose 1.10-1.11 lists name sessions in description.
     [
       "an old list's name",
@@ -337,9 +413,47 @@ describe("findNamedSession", () => {
     expect(findNamedSession(out, name)).toMatchObject(want);
   });
 
+  it("names no namesakes when one session has the name", () => {
+    expect(
+      findNamedSession(
+        rows(["a", 0, "09"], ["b", 2, "11"]).replace('"name":"t","message_count":0', '"name":"u","message_count":0'),
+        "t",
+      ),
+    ).not.toHaveProperty("namesakes");
+  });
+
   it("rejects output that is not a list", () => {
     expect(() => findNamedSession('{"error":"x"}', "task-1")).toThrow();
     expect(() => findNamedSession("No sessions found", "task-1")).toThrow();
+  });
+});
+
+describe("describeNamesakes", () => {
+  const probe = (id: string, messages: number, ids: string[] | null): SessionProbe & { kind: "found" } => {
+    const base = { kind: "found", id, messages, workingDir: null, source: "goose session list" } as const;
+    return ids === null ? base : { ...base, namesakes: { ids, goosePick: ids[0] as string } };
+  };
+  it.each([
+    ["one session has the name: no line", probe("a", 2, null), null],
+    [
+      "the conversation is not what Goose's resume by name would take",
+      probe("conv", 3, ["empty", "conv"]),
+      'Goose sessions are named "t" (empty, conv); resuming conv by its id, the most recently active one holding messages (3); goose session --resume --name would have taken the empty empty',
+    ],
+    [
+      "Goose would take the same one",
+      probe("b", 1, ["b", "a"]),
+      'Goose sessions are named "t" (b, a); resuming b by its id, the most recently active one holding messages (1)',
+    ],
+    [
+      "none holds a message",
+      probe("e2", 0, ["e2", "e1"]),
+      'Goose sessions are named "t" (e2, e1); resuming e2 by its id, none holds a message, so the most recently active one',
+    ],
+  ] as const)("%s", (_name, p, line) => {
+    const said = describeNamesakes("t", p);
+    if (line === null) expect(said).toBeNull();
+    else expect(said).toBe(`${p.namesakes?.ids.length} ${line}`);
   });
 });
 

@@ -9,12 +9,14 @@ const unknown: SessionProbe = { kind: "unknown", reason: "goose session list fai
 const noState: StateSummary = { kind: "missing" };
 const chat: StateSummary = { kind: "valid", messages: 4, userMessages: 1, initialPromptSent: false };
 const emptyChat: StateSummary = { kind: "valid", messages: 0, userMessages: 0, initialPromptSent: false };
+// Goose's banner and nothing typed: what a start nobody typed in leaves.
+const bannerOnly: StateSummary = { kind: "valid", messages: 1, userMessages: 0, initialPromptSent: false };
 const corrupt: StateSummary = { kind: "invalid", reason: "not JSON" };
 
-const start = { continueSession: true, sessionName: "task-1" };
+const start = { continueSession: true, sessionName: "task-1", prompt: true };
 
 it.each([
-  // continue, probe, state, mode, state action
+  // continue, probe, state, mode, state action (a start with a prompt)
   [true, found(3), chat, "warm", "keep"],
   [true, found(3), noState, "warm", "none"],
   [true, found(0), noState, "cold", "none"],
@@ -29,8 +31,54 @@ it.each([
   [true, found(3), corrupt, "warm", "set-aside"],
   [true, absent, corrupt, "cold", "set-aside"],
 ] as const)("continue=%s probe=%o state=%o -> %s, state %s", (continueSession, probe, state, mode, stateAction) => {
-  const decision = decideStart({ continueSession, sessionName: "task-1", probe, state });
+  const decision = decideStart({ continueSession, sessionName: "task-1", probe, state, prompt: true });
   expect([decision.mode, decision.state]).toEqual([mode, stateAction]);
+});
+
+describe("without a prompt, an empty session with the name is resumed, not doubled", () => {
+  it.each([
+    // continue, probe, state, mode, state action
+    [true, found(0), noState, "warm", "none"],
+    [true, found(0), bannerOnly, "warm", "keep"],
+    [true, found(0), emptyChat, "warm", "keep"],
+    [true, found(0), chat, "warm", "set-aside"],
+    [true, found(0), corrupt, "warm", "set-aside"],
+    [true, found(3), chat, "warm", "keep"],
+    [true, absent, bannerOnly, "cold", "set-aside"],
+    [true, unknown, noState, "cold", "none"],
+    [false, found(0), bannerOnly, "cold", "set-aside"],
+  ] as const)("continue=%s probe=%o state=%o -> %s, state %s", (continueSession, probe, state, mode, stateAction) => {
+    const decision = decideStart({ continueSession, sessionName: "task-1", probe, state, prompt: false });
+    expect([decision.mode, decision.state]).toEqual([mode, stateAction]);
+  });
+
+  it.each([
+    // the owner recorded at the last start: a chat with nothing typed is kept whoever it belonged to
+    [{ session_name: "task-1", session_id: null }],
+    [{ session_name: "task-1", session_id: "20261101_1" }],
+    [{ session_name: "other", session_id: null }],
+  ])("owner %o: the banner-only chat is kept", (owner) => {
+    const decision = decideStart({ ...start, prompt: false, probe: found(0), state: bannerOnly, owner });
+    expect([decision.mode, decision.state]).toEqual(["warm", "keep"]);
+  });
+
+  it("says it resumes the empty session, and nothing of a prompt", () => {
+    const decision = decideStart({ ...start, prompt: false, probe: found(0), state: bannerOnly });
+    expect(decision.reason).toContain('Goose has session "task-1" (1) with no message yet; resuming it');
+    expect(decision.reason).not.toMatch(/prompt/);
+  });
+
+  it("sets aside a chat the user typed in that the empty session does not hold, and says so", () => {
+    const decision = decideStart({ ...start, prompt: false, probe: found(0), state: chat });
+    expect(decision.stateReason).toBe(
+      'the AgentAPI state file holds 1 user message(s), and Goose session "task-1" (1) holds none',
+    );
+  });
+
+  it("an unknown probe: no word of a prompt there is not", () => {
+    const decision = decideStart({ ...start, prompt: false, probe: unknown, state: noState });
+    expect(decision.reason).not.toMatch(/prompt/);
+  });
 });
 
 it("never resumes on an unknown probe, and says why", () => {

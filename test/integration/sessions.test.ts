@@ -1,0 +1,169 @@
+// Which Goose session a start resumes, on real AgentAPI and the Goose under
+// test: a plain workspace nobody typed in, sessions that already share the
+// module's name, and a home where coder/goose 3.0.1 ran before.
+
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { run, type Workspace } from "../../support/workspace/index.js";
+import { agentapiPids, expectOk, newWorkspace, output, PLAIN, render, SESSION, start, stop } from "./scenario.js";
+import { agentCommand, deliveredIn, gooseSessions } from "./start-scenario.js";
+
+const setAsideFiles = async (dir: string) => (await readdir(dir)).filter((name) => name.includes("set-aside"));
+
+/** The module's folder (scenario.ts render), made. */
+async function projectFolder(ws: Workspace): Promise<string> {
+  const folder = path.join(ws.home, "project");
+  await mkdir(folder, { recursive: true });
+  return folder;
+}
+
+/** Runs the Goose under test in `cwd` as something other than the module did (an earlier version, 3.0.1, the user), typing `input`. */
+async function gooseBefore(ws: Workspace, cwd: string, args: string[], input: string): Promise<void> {
+  const result = await run(ws.goose.bin, args, {
+    cwd,
+    env: {
+      ...ws.env(),
+      GOOSE_PROVIDER: ws.goose.provider ?? "anthropic",
+      GOOSE_MODEL: ws.goose.model ?? "claude-sonnet-4-5",
+      GOOSE_TELEMETRY_ENABLED: "false",
+    },
+    input,
+  });
+  expectOk(result, `goose ${args.join(" ")}`);
+}
+
+/** Goose processes the module ran to decide (list, export), from the double's event log: `session list`, `session export --name` ... */
+function helperRuns(events: Array<Record<string, any>>): string[] {
+  return events
+    .filter((e) => e.event === "start" && e.argv[1] === "session" && (e.argv[2] === "list" || e.argv[2] === "export"))
+    .map((e) => e.argv.slice(1, e.argv[2] === "export" ? 4 : 3).join(" "));
+}
+
+describe("an unused plain workspace restarts quietly", () => {
+  it("three restarts with nobody typing: one Goose session with the module's name, nothing set aside, no word of a prompt; a message then lands in that session", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, PLAIN);
+    await start(ws, rendered);
+    await ws.waitStable();
+    const named = await ws.sessionsNamed(SESSION);
+    expect(named).toHaveLength(1);
+    await stop(ws, rendered);
+
+    for (let restart = 1; restart <= 3; restart++) {
+      const started = output(await start(ws, rendered));
+      await ws.waitStable();
+      expect(await ws.sessionsNamed(SESSION), `restart ${restart}`).toEqual(named);
+      expect(started, `restart ${restart}`).not.toMatch(/prompt/i);
+      expect(started, `restart ${restart}`).not.toMatch(/set aside|moved .* to /);
+      expect(await setAsideFiles(ws.moduleDir), `restart ${restart}`).toEqual([]);
+      await stop(ws, rendered);
+    }
+
+    await start(ws, rendered);
+    await ws.waitStable();
+    await ws.send("hello after three quiet restarts");
+    expect(await ws.sessionsNamed(SESSION)).toEqual(named);
+    expect(await ws.deliveries("hello after three quiet restarts")).toBe(1);
+    await stop(ws, rendered);
+  }, 240_000);
+});
+
+describe("sessions that already share the module's name", () => {
+  it("resumes the one holding the conversation by its id, not the newer empty one a resume by name would take, and says so", async () => {
+    const ws = await newWorkspace();
+    const folder = await projectFolder(ws);
+    // An earlier version of the module: a conversation, then a restart nobody typed in made another, empty, session of that name.
+    await gooseBefore(ws, folder, ["session", "--name", SESSION], "Remember the blue elephant\n");
+    await gooseBefore(ws, folder, ["session", "--name", SESSION], "");
+    const sessions = await gooseSessions(ws);
+    const conversation = sessions.find((s) => s.name === SESSION && s.message_count > 0)!;
+    const empty = sessions.find((s) => s.name === SESSION && s.message_count === 0)!;
+    expect(await ws.sessionsNamed(SESSION)).toEqual([empty.id, conversation.id]);
+    // Goose's own answer for the name: the newer, empty one.
+    const byName = await run(ws.goose.bin, ["session", "export", "--name", SESSION, "--format", "json"], {
+      cwd: folder,
+      env: ws.env(),
+    });
+    expect(JSON.parse(byName.stdout).id).toBe(empty.id);
+
+    const rendered = await render(ws, PLAIN);
+    const started = output(await start(ws, rendered));
+    await ws.waitStable();
+    expect(started).toContain(
+      `2 Goose sessions are named "${SESSION}" (${empty.id}, ${conversation.id}); resuming ${conversation.id} by its id, the most recently active one holding messages (2); goose session --resume --name would have taken the empty ${empty.id}`,
+    );
+    expect(started).toMatch(/warm start: /);
+    const [pid] = await agentapiPids(ws);
+    expect((await agentCommand(pid!)).slice(1)).toEqual([
+      "session",
+      "--resume",
+      "--session-id",
+      conversation.id,
+      "--history",
+    ]);
+    await ws.send("What animal did I mention?");
+    expect(await deliveredIn(ws, "What animal did I mention?")).toEqual([conversation.id]);
+    expect(
+      (await gooseSessions(ws))
+        .filter((s) => s.name === SESSION)
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([empty.id, conversation.id].sort());
+    await stop(ws, rendered);
+  }, 120_000);
+});
+
+describe("the first start after coder/goose 3.0.1", () => {
+  /** A home as 3.0.1 left it: ~/.goose-module with its agentapi module's scripts, the config.yaml lines Goose needs, sessions from its plain starts. */
+  async function homeAfter301(ws: Workspace): Promise<void> {
+    const dir = path.join(ws.home, ".goose-module");
+    await mkdir(path.join(dir, "scripts"), { recursive: true });
+    for (const file of ["install.sh", "install.log", "agentapi-start.log"]) await writeFile(path.join(dir, file), "");
+    for (const file of ["agentapi-start.sh", "agentapi-wait-for-start.sh"])
+      await writeFile(path.join(dir, "scripts", file), "#!/bin/bash\n", { mode: 0o755 });
+    const config = path.join(ws.home, ".config", "goose", "config.yaml");
+    await mkdir(path.dirname(config), { recursive: true });
+    const provider = ws.goose.provider ?? "anthropic";
+    await writeFile(config, `GOOSE_PROVIDER: ${provider}\nGOOSE_MODEL: ${ws.goose.model ?? "claude-sonnet-4-5"}\n`);
+  }
+
+  it("names the conversation 3.0.1 left and how to open it, touches no session, and says it only while the module has no session of its own", async () => {
+    const ws = await newWorkspace();
+    const folder = await projectFolder(ws);
+    await homeAfter301(ws);
+    // 3.0.1's plain starts ran a bare `goose` in the folder; the user's own named session elsewhere.
+    await gooseBefore(ws, folder, [], "first 3.0.1 chat\n");
+    await gooseBefore(ws, folder, [], "the last 3.0.1 chat\n");
+    await gooseBefore(ws, folder, [], "");
+    await gooseBefore(ws, ws.home, ["session", "--name", "mine"], "the user's own\n");
+    const before = await gooseSessions(ws);
+    const last = (await deliveredIn(ws, "the last 3.0.1 chat"))[0]!;
+    const lastListed = before.find((s) => s.id === last)!;
+    expect(lastListed).toMatchObject({ name: "CLI Session", message_count: 2 });
+
+    const rendered = await render(ws, PLAIN);
+    const first = output(await start(ws, rendered));
+    await ws.waitStable();
+    const note = `coder/goose 3.x ran here before: its last conversation is Goose session ${last} "CLI Session" (2 message(s), last active ${(lastListed as unknown as { last_message_at: string }).last_message_at}); the module does not resume it as "${SESSION}", because Goose cannot rename a session and a resumed session keeps the extensions 3.x saved in it; to open it in a terminal: goose session --resume --session-id ${last}`;
+    expect(first).toContain(note);
+    expect(first).toMatch(/cold start: Goose has no session named/);
+    const named = await ws.sessionsNamed(SESSION);
+    expect(named).toHaveLength(1);
+    const after = await gooseSessions(ws);
+    const unchanged = (list: typeof before) =>
+      list.filter((s) => s.name !== SESSION).map((s) => [s.id, s.name, s.message_count]);
+    expect(unchanged(after)).toEqual(unchanged(before));
+    await ws.send("hello under the new module");
+    await stop(ws, rendered);
+
+    const mark = (await ws.events()).length;
+    const second = output(await start(ws, rendered));
+    await ws.waitStable();
+    expect(second).not.toContain("coder/goose 3.x ran here before");
+    expect(second).toMatch(/warm start: /);
+    expect(await ws.sessionsNamed(SESSION)).toEqual(named);
+    if (!ws.goose.real) expect(helperRuns((await ws.events()).slice(mark))).toEqual(["session export --name"]);
+    await stop(ws, rendered);
+  }, 120_000);
+});

@@ -86,7 +86,7 @@ export function judge(report: LifecycleReport): Check[] {
   const ids = cycles.map((c) => c.sessionId);
   const sameId = ids[0] !== null && ids.every((id) => id === ids[0]);
   checks.push({
-    name: "same Goose session resumed by name on every restart",
+    name: "same Goose session resumed on every restart",
     ok: sameId && cycles.every((c, i) => c.mode === (i === 0 ? "cold" : "warm") && c.sessionsWithName === 1),
     skipped: cycles.length < 2,
     detail:

@@ -110,7 +110,7 @@ leave() {
 stand_down() {
   claimed || exit 0
   for p in $nap $helper $child; do kill -TERM "$p" 2>/dev/null; done
-  if [ -n "$child" ]; then wait "$child"; fi
+  wait
   log "stood down: the stop script asked the supervisor to stand down"
   leave 0
 }

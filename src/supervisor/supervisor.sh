@@ -56,11 +56,14 @@ leave() {
 }
 
 # The stop's SIGTERM: whatever runs ends first (a restart withdraws the
-# AgentAPI it was starting), then the PID file goes, which the stop waits for.
+# AgentAPI it was starting), then the PID file goes, and this process exits,
+# which the stop waits for. Every child is waited for, the autosave helper and
+# the pause's sleep too: signalled is not yet gone, and on a busy machine one
+# could otherwise outlive the stop that "left nothing running".
 stand_down() {
   claimed || exit 0
   for p in $nap $helper $child; do kill -TERM "$p" 2>/dev/null; done
-  if [ -n "$child" ]; then wait "$child"; fi
+  wait
   log "stood down: the stop script asked the supervisor to stand down"
   leave 0
 }

@@ -69,6 +69,8 @@ export const AGENTAPI_SHUTDOWN_MS = 10_000;
 // running; SIGINT at the idle prompt is ignored, which is why AgentAPI's own
 // SIGTERM path always ended in its SIGKILL 5 s later.
 const EXIT_INPUT = "/exit\r";
+/** What the stop logs once Goose has left on the typed `/exit`. */
+const GRACEFUL = "Goose exited on /exit, and AgentAPI with it";
 // Also what clears unsent text from the input line: with text there, Ctrl+C
 // empties the line and nothing else (CtrlCHandler in
 // crates/goose-cli/src/session/input.rs, aaif-goose/goose @ v1.46.1).
@@ -348,9 +350,6 @@ async function exitByItself(pid: number, port: number, step: Step): Promise<Exit
   if (await waitForExit(pid, step.left())) return { gone: GRACEFUL };
   return { problem: `Goose did not exit within ${step.bound} ms of /exit` };
 }
-
-/** What the stop logs once Goose has left on the typed `/exit`. */
-export const GRACEFUL = "Goose exited on /exit, and AgentAPI with it";
 
 async function endAgentapi(pid: number, port: number, b: StopBounds, opts: StopOptions): Promise<void> {
   let why: string;

@@ -9,14 +9,17 @@
 // test), so its command line is the one the stop looks for. It answers what
 // the stop asks of an idle Goose: "stable" on /status, a screen ending at
 // Goose's empty prompt on /internal/screen, and 200 to any other raw input.
-// Each request's method, path and body goes to the file named by
-// STANDIN_REQUEST_LOG, one JSON line each.
+// With STANDIN_LEAVE_ON=ctrl-c the input line holds unsent text, and it is
+// the Ctrl+C that clears it that AgentAPI leaves on, unanswered (an AgentAPI
+// that goes away at any step of the stop). Each request's method, path and
+// body goes to the file named by STANDIN_REQUEST_LOG, one JSON line each.
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 
 const port = Number(process.argv[process.argv.indexOf("--port") + 1]);
 const requestLog = process.env.STANDIN_REQUEST_LOG;
-const SCREEN = "( O)> goose is ready\n\n> Enter to send, Ctrl+J for new line\n";
+const leaveOn = process.env.STANDIN_LEAVE_ON === "ctrl-c" ? "\u0003" : "/exit\r";
+const SCREEN = `( O)> goose is ready\n\n> ${leaveOn === "/exit\r" ? "Enter to send, Ctrl+J for new line" : "a message typed before the reply"}\n`;
 
 const server = createServer((req, res) => {
   let body = "";
@@ -33,7 +36,7 @@ const server = createServer((req, res) => {
       res.writeHead(200, { "Content-Type": "text/event-stream" });
       return res.write(`event: screen\ndata: ${JSON.stringify({ screen: SCREEN })}\n\n`);
     }
-    if (req.method === "POST" && req.url === "/message" && JSON.parse(body).content === "/exit\r") {
+    if (req.method === "POST" && req.url === "/message" && JSON.parse(body).content === leaveOn) {
       // The agent has gone: the connection closes unanswered, then the process ends.
       req.socket.once("close", () => process.exit(0));
       return req.socket.destroy();

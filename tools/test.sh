@@ -12,6 +12,8 @@ bash tools/setup.sh
 . tools/lint.sh
 # shellcheck source=tools/matrix.sh
 . tools/matrix.sh
+# shellcheck source=tools/load.sh
+. tools/load.sh
 
 # The summary reporter (support/vitest/summary-reporter.ts) appends each failed
 # or retried test here; the list is printed again at the very end.
@@ -66,10 +68,17 @@ step "terraform test (modules/agentapi)" "$TF" -chdir=modules/agentapi test -no-
 step "unit tests" npx vitest run --project unit
 step "registry pull request (npm run registry-pr)" bash tools/registry-pr.sh
 step "goose double self-test" env AGENTAPI_BIN="$AGENTAPI_BIN_NEW" python3 test/goose-double/selftest.py
+# TEST_UNDER_LOAD=1: the integration tests and the matrix run with every core
+# kept busy by CPU hogs, stopped at the end or at any exit (tools/load.sh).
+if [[ ${TEST_UNDER_LOAD:-} == 1 ]]; then
+  load_traps
+  load_start
+fi
 step "integration tests" npx vitest run --project integration
 
 if ((${#failed[@]})); then primary="FAILED: ${failed[*]}"; else primary=passed; fi
 run_matrix "$primary"
+load_stop
 print_matrix
 
 if [[ -s $TEST_SUMMARY_FILE ]]; then

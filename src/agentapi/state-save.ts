@@ -55,7 +55,9 @@ export async function saveState(
   const logOffset = (await mark(agentLog))?.size ?? 0;
   const changes = watchFolders([path.dirname(stateFile), path.dirname(agentLog)]);
   try {
-    signal(pid, "SIGUSR1");
+    // Gone already (it crashed, or Goose left and AgentAPI with it): its own exit saved what it could.
+    if (!signal(pid, "SIGUSR1"))
+      return { confirmed: false, note: `AgentAPI (PID ${pid}) had exited before it could be asked to save` };
     const result = await pollUntil(
       async () => {
         const now = await mark(stateFile);

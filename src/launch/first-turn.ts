@@ -84,7 +84,9 @@ export async function awaitFirstTurn(opts: {
     log(
       typed.ok
         ? `Goose has answered ${opts.turn}; sent the chat message it had left unsent in its input line meanwhile`
-        : `Goose has answered ${opts.turn}, but sending the chat message left unsent in its input line failed (${typed.error})`,
+        : typed.answered
+          ? `Goose has answered ${opts.turn}, but sending the chat message left unsent in its input line failed (${typed.error})`
+          : `Goose has answered ${opts.turn}; the Enter that sends the chat message left unsent in its input line got no answer (${typed.error}), so whether it arrived is not known`,
     );
   } finally {
     await held.release();

@@ -78,12 +78,18 @@ export async function getJson<T>(
   }
 }
 
-/** POSTs JSON to AgentAPI. */
+/**
+ * POSTs JSON to AgentAPI. A failure says whether AgentAPI answered: one that
+ * answered with an error status refused the request; one that did not (the
+ * connection closed or was refused, or no answer came in time) may still have
+ * acted on it, as an AgentAPI does that leaves, with its agent, while the
+ * request that made the agent leave is in flight.
+ */
 export async function postJson(
   url: string,
   body: unknown,
   timeoutMs: number,
-): Promise<{ ok: true; status: number } | { ok: false; error: string }> {
+): Promise<{ ok: true; status: number } | { ok: false; answered: boolean; error: string }> {
   try {
     const reply = await request(url, {
       method: "POST",
@@ -93,9 +99,9 @@ export async function postJson(
     });
     return reply.status >= 200 && reply.status <= 299
       ? { ok: true, status: reply.status }
-      : { ok: false, error: `HTTP ${reply.status}` };
+      : { ok: false, answered: true, error: `HTTP ${reply.status}` };
   } catch (error) {
-    return { ok: false, error: (error as Error).message };
+    return { ok: false, answered: false, error: (error as Error).message };
   }
 }
 

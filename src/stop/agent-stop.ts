@@ -2,7 +2,7 @@ import { getStatus } from "../agentapi/status.js";
 import { agentapiUrl, firstEventData, postJson } from "../lib/http.js";
 import { log, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
-import { findRunningAgentapi, killTree, removePidFile, signal, waitForExit } from "../lib/processes.js";
+import { findRunningAgentapi, isRunning, killTree, removePidFile, signal, waitForExit } from "../lib/processes.js";
 
 /**
  * The stop's steps, in order, each with its own bound in ms: the one place
@@ -69,6 +69,8 @@ export const AGENTAPI_SHUTDOWN_MS = 10_000;
 // running; SIGINT at the idle prompt is ignored, which is why AgentAPI's own
 // SIGTERM path always ended in its SIGKILL 5 s later.
 const EXIT_INPUT = "/exit\r";
+/** What the stop logs once Goose has left on the typed `/exit`. */
+const GRACEFUL = "Goose exited on /exit, and AgentAPI with it";
 // Also what clears unsent text from the input line: with text there, Ctrl+C
 // empties the line and nothing else (CtrlCHandler in
 // crates/goose-cli/src/session/input.rs, aaif-goose/goose @ v1.46.1).
@@ -290,50 +292,82 @@ async function waitInputLine(port: number, step: Step): Promise<"empty" | "text"
   return "value" in found ? found.value : null;
 }
 
+/** How the exit step ended: AgentAPI gone (and how, for the log), or why the stop must signal it. */
+type ExitOutcome = { gone: string } | { problem: string };
+
+/**
+ * After a request of the exit step got no answer: AgentAPI may have acted on
+ * it and be leaving, as it does when Goose exits (AgentAPI 0.11.8 ends as soon
+ * as its agent has, without finishing the requests in flight: runServer in
+ * cmd/server/server.go, coder/agentapi @ v0.11.8). So the stop looks at the
+ * PID, within what is left of the step, before it calls anything a failure.
+ */
+async function afterNoAnswer(pid: number, step: Step, what: string, error: string): Promise<ExitOutcome> {
+  const waited = Date.now();
+  if (await waitForExit(pid, step.left()))
+    return {
+      gone: `AgentAPI closed the connection of ${what} without answering (${error}) and exited ${Date.now() - waited} ms later`,
+    };
+  return {
+    problem: `${what} got no answer (${error}), and AgentAPI (PID ${pid}) still ran at the end of the ${step.bound} ms exit step`,
+  };
+}
+
 /**
  * Waits for Goose's prompt, then empties its input line when text waits there
  * unsent: `/exit` would be appended to it, and Goose 1.46.1 then took the
  * line as a message. Null once the line is empty (or AgentAPI has no screen to
- * show), else why not.
+ * show), else how the step ended.
  */
-async function clearInputLine(port: number, step: Step): Promise<string | null> {
+async function clearInputLine(pid: number, port: number, step: Step): Promise<ExitOutcome | null> {
   const line = await waitInputLine(port, step);
-  if (line === null) return `Goose's prompt was not on its screen within ${step.bound} ms`;
+  if (line === null) return { problem: `Goose's prompt was not on its screen within ${step.bound} ms` };
   if (line !== "text") return null;
   const typed = await typeRaw(port, CANCEL_INPUT, step);
-  if (!typed.ok) return `clearing the unsent text in Goose's input line failed (${typed.error})`;
+  if (!typed.ok && !typed.answered)
+    return afterNoAnswer(pid, step, "the Ctrl+C that clears Goose's input line", typed.error);
+  if (!typed.ok) return { problem: `clearing the unsent text in Goose's input line failed (${typed.error})` };
   const empty = async () => {
     const now = await readScreen(port, step.request());
     return typeof now === "string" && inputLine(now) === "empty" ? true : undefined;
   };
   if (!("value" in (await pollUntil(empty, { timeoutMs: step.left(), intervalMs: 25 }))))
-    return "Goose's input line still held unsent text after Ctrl+C";
+    return { problem: "Goose's input line still held unsent text after Ctrl+C" };
   log("cleared text left unsent in Goose's input line (Goose never received it; the chat keeps it)");
   return null;
 }
 
-/** Types /exit into Goose at its prompt and waits for AgentAPI to leave with it; null once it has, else why not. */
-async function exitByItself(pid: number, port: number, step: Step): Promise<string | null> {
-  const cleared = await clearInputLine(port, step);
+/** Types /exit into Goose at its prompt and waits for AgentAPI to leave with it. */
+async function exitByItself(pid: number, port: number, step: Step): Promise<ExitOutcome> {
+  const cleared = await clearInputLine(pid, port, step);
   if (cleared !== null) return cleared;
   const typed = await typeRaw(port, EXIT_INPUT, step);
-  if (!typed.ok) return `typing /exit failed (${typed.error})`;
-  if (await waitForExit(pid, step.left())) return null;
-  return `Goose did not exit within ${step.bound} ms of /exit`;
+  if (!typed.ok && typed.answered) return { problem: `typing /exit failed (${typed.error})` };
+  if (!typed.ok) {
+    const after = await afterNoAnswer(pid, step, "the /exit request", typed.error);
+    return "gone" in after ? { gone: `${GRACEFUL}: ${after.gone}` } : after;
+  }
+  if (await waitForExit(pid, step.left())) return { gone: GRACEFUL };
+  return { problem: `Goose did not exit within ${step.bound} ms of /exit` };
 }
 
 async function endAgentapi(pid: number, port: number, b: StopBounds, opts: StopOptions): Promise<void> {
+  let why: string;
   if (!opts.typeExit) {
-    log(
-      "goose_mode asks before tool calls, and /exit + Enter would answer a pending approval with Allow; sending SIGTERM",
-    );
+    why = "goose_mode asks before tool calls, and /exit + Enter would answer a pending approval with Allow";
   } else if (!opts.atPrompt) {
-    log("Goose is not idle at its prompt; sending SIGTERM");
+    why = "Goose is not idle at its prompt";
   } else {
-    const problem = await exitByItself(pid, port, new Step(b.exit));
-    if (problem === null) return log("Goose exited on /exit, and AgentAPI with it");
-    log(`${problem}; sending SIGTERM`);
+    const outcome = await exitByItself(pid, port, new Step(b.exit));
+    if ("gone" in outcome) return log(outcome.gone);
+    why = outcome.problem;
   }
+  // AgentAPI may have ended by itself during an earlier step (Goose exited, or
+  // it crashed): a PID that is gone is never signalled, since it may be
+  // another process's by now.
+  if (!(await isRunning(pid)))
+    return log(`${why}; AgentAPI (PID ${pid}) had exited by itself meanwhile, so nothing was signalled`);
+  log(`${why}; sending SIGTERM`);
   signal(pid, "SIGTERM");
   if (await waitForExit(pid, b.sigterm)) return log("AgentAPI exited after SIGTERM");
   const children = await killTree(pid);

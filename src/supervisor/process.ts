@@ -93,17 +93,18 @@ export async function claimSupervisorPid(
  * The stop's first step after it has counted itself, under the lifecycle
  * lock: tells the supervisor to stand down and waits until it has, so nothing
  * it does can race the stop. It stands down at once on SIGTERM, within a few
- * ms; during a restart it first ends the AgentAPI it was starting. Its last
- * act before it exits is to remove its PID file, so that counts as done;
- * waiting for the exit itself would add the runtime's teardown to every stop.
- * Polls every 2 ms: each one counts in an idle stop.
+ * ms; during a restart it first ends the AgentAPI it was starting. It waits
+ * for its own children (the autosave helper included), removes its PID file
+ * and exits: only its exit counts as done, since a stop that went on at the
+ * PID file's removal could end, on a busy machine, with the sh loop still
+ * there. It is a POSIX sh, so its exit costs no runtime's teardown. Polls
+ * every 2 ms: each one counts in an idle stop.
  */
 export async function standDownSupervisor(paths: ModulePaths, boundMs: number): Promise<void> {
   const pid = await findSupervisor(paths.supervisorPid, paths.dir);
   if (pid === null) return;
   signal(pid, "SIGTERM");
-  const done = async () =>
-    (await readPidFile(paths.supervisorPid)) !== pid || !(await isRunning(pid)) ? true : undefined;
+  const done = async () => ((await isRunning(pid)) ? undefined : true);
   const gone = await pollUntil(done, { timeoutMs: boundMs, intervalMs: 2 });
   if ("value" in gone) return log(`supervisor (PID ${pid}) stood down`);
   signal(pid, "SIGKILL");

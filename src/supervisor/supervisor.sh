@@ -55,12 +55,33 @@ leave() {
   exit "$1"
 }
 
+# SIGTERM to every child of this shell, found in /proc (field 4 of stat is
+# the parent): the signal can come between starting a helper and `helper=$!`,
+# and a helper the stand-down missed would poll AgentAPI for its whole bound
+# while the stop runs, and outlive it.
+term_children() {
+  for stat in /proc/[0-9]*/stat; do
+    line=
+    read -r line 2> /dev/null < "$stat" || continue
+    set -f
+    # shellcheck disable=SC2086 # split on purpose, into the fields after the name
+    set -- ${line##*) }
+    set +f
+    if [ "${2:-}" = "$$" ]; then
+      stat=${stat#/proc/}
+      kill -TERM "${stat%/stat}" 2> /dev/null
+    fi
+  done
+}
+
 # The stop's SIGTERM: whatever runs ends first (a restart withdraws the
-# AgentAPI it was starting), then the PID file goes, which the stop waits for.
+# AgentAPI it was starting), then the PID file goes, and this process exits,
+# which the stop waits for. Every child is waited for, not only signalled: on
+# a busy machine one could otherwise outlive the stop that left nothing running.
 stand_down() {
   claimed || exit 0
-  for p in $nap $helper $child; do kill -TERM "$p" 2> /dev/null; done
-  if [ -n "$child" ]; then wait "$child"; fi
+  term_children
+  wait
   log "stood down: the stop script asked the supervisor to stand down"
   leave 0
 }

@@ -4,6 +4,7 @@ import { saveState } from "../agentapi/state-save.js";
 import { getStatus } from "../agentapi/status.js";
 import { agentapiUrl, getJson } from "../lib/http.js";
 import { log, warn } from "../lib/log.js";
+import { isRunning } from "../lib/processes.js";
 import { AUTOSAVE_START, autosaveStep, type ChatVersusSaved, compareWithSaved } from "./autosave.js";
 
 const SAVE_TIMEOUT_MS = 2000;
@@ -55,7 +56,11 @@ export async function saveAfterTurn(w: {
   const until = Date.now() + w.boundMs;
   while (Date.now() < until) {
     // A helper starts because something ran: every reading is the first since.
-    const { save } = autosaveStep(AUTOSAVE_START, (await getStatus(w.port))?.status ?? null);
+    const status = (await getStatus(w.port))?.status ?? null;
+    // No answer because AgentAPI has gone: the supervisor sees the exit itself and decides what follows.
+    if (status === null && !(await isRunning(w.pid)))
+      return log(`autosave: AgentAPI (PID ${w.pid}) exited before the turn's end showed; nothing to save`);
+    const { save } = autosaveStep(AUTOSAVE_START, status);
     const chat = save ? await chatVersusSaved(w.port, w.stateFile) : null;
     // Not loaded yet, or no answer: the save waits for a later reading.
     if (chat === null || chat === "not-loaded") {

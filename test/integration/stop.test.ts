@@ -3,7 +3,7 @@
 // and the stand-in for the Coder deployment that receives task log snapshots.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { gunzipSync } from "node:zlib";
@@ -13,10 +13,11 @@ import {
   isRunning,
   processState,
   type RunResult,
+  repoRoot,
   tools,
   type Workspace,
 } from "../../support/workspace/index.js";
-import { waitTurns } from "./scenario.js";
+import { output, waitTurns } from "./scenario.js";
 import {
   agentapiLog,
   expectGracefulStop,
@@ -248,6 +249,71 @@ describe("stop: a PID file that does not name this AgentAPI", () => {
     expect(foreign.signalCode).toBeNull();
     expect(await ws.readModuleFile("agentapi.pid")).toBe(`${sleeper}\n`);
     await expectUntouched(ws, agentapi);
+  });
+});
+
+describe("stop: AgentAPI ends before answering the request that carried /exit", () => {
+  // AgentAPI 0.11.8 can end with Goose before it answers that request (the
+  // race is in cmd/server/server.go, coder/agentapi @ v0.11.8); the stand-in
+  // (support/workspace/agentapi-standin.mjs) does so every time.
+
+  /** The stand-in as the workspace's AgentAPI: running on its port, named by its PID file. */
+  async function standinAgentapi(env: Record<string, string> = {}) {
+    const { ws, rendered } = await setup({ vars: { supervise: false } });
+    await mkdir(ws.moduleDir, { recursive: true });
+    const requests = path.join(ws.home, "standin-requests.jsonl");
+    const standin = spawn(
+      process.execPath,
+      [path.join(repoRoot, "support/workspace/agentapi-standin.mjs"), "server", "--port", String(ws.port)],
+      {
+        argv0: "agentapi",
+        env: { ...ws.env(), ...env, STANDIN_REQUEST_LOG: requests },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    await new Promise<void>((resolve, reject) => {
+      standin.once("error", reject);
+      standin.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve());
+    });
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      standin.once("exit", (code, signalName) => resolve(signalName ?? code)),
+    );
+    await writeFile(path.join(ws.moduleDir, "agentapi.pid"), `${standin.pid}\n`);
+    /** What was typed into it (POST /message bodies), and, once it has gone, its exit code or the signal that ended it. */
+    const outcome = async () => ({
+      typed: (await readFile(requests, "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line))
+        .filter((r) => r.method === "POST")
+        .map((r) => JSON.parse(r.body)),
+      exit: await exited,
+    });
+    return { ws, rendered, outcome };
+  }
+
+  it("the stop reads the dropped connection as Goose's exit: nothing signalled, exit 0", async () => {
+    const { ws, rendered, outcome } = await standinAgentapi();
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    // It got /exit, closed that request unanswered and left by itself, with code 0, not by a signal.
+    expect(await outcome()).toEqual({ typed: [{ type: "raw", content: "/exit\r" }], exit: 0 });
+    expect(result.stdout).toContain(GRACEFUL);
+    expect(result.stdout).toContain("without answering");
+    expect(output(result)).not.toMatch(/SIGTERM|SIGKILL|failed/);
+    expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
+  });
+
+  it("AgentAPI gone at an earlier request of the exit step (the Ctrl+C that clears the input line): nothing signalled, the log says so", async () => {
+    const { ws, rendered, outcome } = await standinAgentapi({ STANDIN_LEAVE_ON: "ctrl-c" });
+    const result = await stop(ws, rendered);
+    expect(result.code).toBe(0);
+    expect(await outcome()).toEqual({ typed: [{ type: "raw", content: "\u0003" }], exit: 0 });
+    expect(result.stdout).toContain(
+      "AgentAPI closed the connection of the Ctrl+C that clears Goose's input line without answering (socket hang up)",
+    );
+    expect(output(result)).not.toMatch(/SIGTERM|SIGKILL|failed/);
+    expect(await ws.readModuleFile("agentapi.pid")).toBeNull();
   });
 });
 

@@ -2,12 +2,11 @@
 // scripts/, which the Terraform module embeds. Output is deterministic so CI
 // can rebuild and diff it.
 //
-// The bundles also travel in the coder/registry pull request (npm run
-// registry-pr), whose CI runs typos and prettier --check over every file:
-// - identifiers keep their source names (minifyIdentifiers: false), since
-//   esbuild's two-letter names read as misspellings to typos; whitespace and
-//   syntax are still minified, for the coder_script's size (docs/development.md,
-//   "The registry pull request", has the figures);
+// The bundles are fully minified, for the coder_scripts' size
+// (docs/development.md, "The registry pull request", has the figures). They
+// also travel in the coder/registry pull request (npm run registry-pr), whose
+// CI runs typos and prettier --check over every file:
+// - esbuild makes no name that typos could read as a word (`reserved`, below);
 // - the code is one IIFE behind a `// prettier-ignore` comment, so prettier
 //   checks only the header lines, which are written in its style.
 
@@ -34,24 +33,46 @@ const shText = {
   },
 };
 
+// The registry's typos reads an identifier as words, split where a small letter
+// meets a capital, and flags some two-letter words: esbuild's minified names
+// were 49 findings. So esbuild must make no two-letter name that reads as one
+// word (two small letters, two capitals, a capital then a small letter). What
+// it has left (a small letter then a capital, a letter then a digit, _ or $)
+// reads as single letters, which typos never flags, whatever its dictionary:
+// 1,482 names of one or two characters before esbuild makes longer ones
+// (start.mjs uses about 900). Should typos flag a name in scripts/*.mjs anyway
+// (npm run registry-pr says so), reserve names of its shape here too (the word
+// itself written here would be a finding of its own). The keywords among them
+// are left out: esbuild never makes those, and code cannot refer to them.
+const small = "abcdefghijklmnopqrstuvwxyz";
+const capital = small.toUpperCase();
+const reserved = [];
+for (const first of small + capital)
+  for (const second of first === first.toUpperCase() ? small + capital : small)
+    if (!["do", "if", "in"].includes(first + second)) reserved.push(first + second);
+
 for (const name of ["start", "shutdown"]) {
   const outfile = `scripts/${name}.mjs`;
   const result = await build({
-    entryPoints: [`src/${name}.ts`],
+    // esbuild never gives a minified name to a global the bundled code refers
+    // to (github.com/evanw/esbuild, internal/renamer/renamer.go,
+    // ComputeReservedNames, at v0.28.2), and a reference in a branch it drops
+    // counts too: so the entry is a module that imports the real one and
+    // refers to the reserved names under `if (false)`, which it drops.
+    stdin: {
+      contents: `import "./src/${name}.ts";\nif (false) {\n${reserved.join(";\n")};\n}\n`,
+      resolveDir: ".",
+      sourcefile: `${name}-entry.ts`,
+      loader: "ts",
+    },
     outfile,
     write: false,
     bundle: true,
     platform: "node",
     format: "iife",
     target: "node18",
-    minifyWhitespace: true,
-    minifySyntax: true,
-    minifyIdentifiers: false,
+    minify: true,
     legalComments: "none",
-    // Unminified, esbuild keys each bundled CommonJS module by its path from the
-    // working folder: node_modules/<package>/… as long as a symlinked node_modules
-    // (a git worktree's) is not resolved to where it really is.
-    preserveSymlinks: true,
     plugins: [shText],
     logLevel: "warning",
   });

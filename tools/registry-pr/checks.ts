@@ -127,7 +127,10 @@ export async function typosCheck(ctx: Context): Promise<Outcome> {
     .split("\n")
     .filter((line) => line.startsWith("registry/"))
     .map((line) => line.replace(`${MODULE_DIR}/`, ""));
-  return { ok: false, detail: `${findings.length} finding(s): ${list(findings, 3)} (${logged})` };
+  const fix = findings.some((finding) => /^scripts\/[^/:]+\.mjs:/.test(finding))
+    ? "a word flagged in scripts/*.mjs that src/ does not spell is a name esbuild made up: make build.mjs reserve names of its shape (`reserved`), then npm run build; "
+    : "";
+  return { ok: false, detail: `${fix}${findings.length} finding(s): ${list(findings, 3)} (${logged})` };
 }
 
 export async function linksResolve(ctx: Context): Promise<Outcome> {

@@ -24,14 +24,18 @@ const checks: Record<string, (ctx: Context) => Promise<Outcome>> = {
   version: versionRule,
 };
 
-/** A registry tree whose module folder holds `readme` and a main.tf. */
-async function folderWith(readme: string): Promise<Context> {
+/** A registry tree whose module folder holds `readme`, a main.tf and `files` (by path in the folder). */
+async function folderWith(readme: string, files: Record<string, string> = {}): Promise<Context> {
   const dir = await fresh();
   const root = path.join(dir, "tree");
   const module = path.join(root, "registry", "coder", "modules", "goose");
   await mkdir(module, { recursive: true });
   await writeFile(path.join(module, "README.md"), readme);
   await writeFile(path.join(module, "main.tf"), 'variable "agent_id" {\n  type = string\n}\n');
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(module, file)), { recursive: true });
+    await writeFile(path.join(module, file), text);
+  }
   const tools = toolsFromEnv();
   for (const tool of ["prettier", "typos", "terraform"])
     expect(tools.missing.get(tool), `${tool}: run tools/setup.sh, then . .tools/env.sh`).toBeUndefined();
@@ -75,5 +79,16 @@ describe("planted violations", () => {
     const outcome = await (checks[check] as (ctx: Context) => Promise<Outcome>)(await folderWith(planted));
     expect(outcome.ok).toBe(false);
     expect(outcome.detail).toMatch(detail);
+    if (check === "typos") expect(outcome.detail).not.toMatch(/build\.mjs/);
+  });
+
+  it("a misspelling in a bundle fails the typos check, which says to make build.mjs reserve names of its shape", async () => {
+    const bundle = "(()=>{var ot=process.argv;console.log(ot)})();\n";
+    const outcome = await typosCheck(await folderWith(validReadme(), { "scripts/start.mjs": bundle }));
+    expect(outcome.ok).toBe(false);
+    expect(outcome.detail).toMatch(
+      /^a word flagged in scripts\/\*\.mjs that src\/ does not spell .*: make build\.mjs reserve names of its shape/,
+    );
+    expect(outcome.detail).toMatch(/scripts\/start\.mjs:1:\d+: .*`ot`/);
   });
 });

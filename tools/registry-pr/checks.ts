@@ -112,7 +112,9 @@ export async function prettierCheck(ctx: Context): Promise<Outcome> {
   const files = [...ran.output.matchAll(/^\[(?:warn|error)\] (registry\/\S+)/gm)].map((m) =>
     path.posix.relative(MODULE_DIR, m[1] as string),
   );
-  return { ok: false, detail: `${files.length ? `not formatted: ${list(files)}` : "prettier failed"} (${logged})` };
+  // A run that names no file failed for another reason: its first lines say which.
+  const why = `prettier exited ${ran.code ?? "by a signal"}: ${ran.output.trim().split("\n").slice(0, 3).join(" | ")}`;
+  return { ok: false, detail: `${files.length ? `not formatted: ${list(files)}` : why} (${logged})` };
 }
 
 export async function typosCheck(ctx: Context): Promise<Outcome> {

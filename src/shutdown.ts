@@ -25,13 +25,15 @@ async function lock(moduleDir: string, waitForStopMs: number, boundMs: number): 
       patienceMs: (holder) => (holder.startsWith("stop ") ? waitForStopMs : boundMs),
     });
   } catch (error) {
-    // Creating the lock's id needs a few bytes of disk, which a full disk refuses.
+    // Creating the lock's folder and socket needs a little disk, which a full disk refuses.
     warn(`could not take the lifecycle lock of ${moduleDir} (${(error as Error).message}); stopping without it`);
     return null;
   }
   if ("lock" in outcome) return outcome.lock;
   if ("busy" in outcome)
-    warn(`${outcome.busy} still held the lifecycle lock of ${moduleDir} after ${boundMs} ms; stopping without it`);
+    warn(
+      `${outcome.busy} still held the lifecycle lock of ${moduleDir} after ${outcome.waitedMs} ms; stopping without it`,
+    );
   else if ("aborted" in outcome) warn(`stopping without the lifecycle lock: ${outcome.aborted}`);
   return null;
 }

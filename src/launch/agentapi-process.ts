@@ -214,7 +214,7 @@ async function lockForLaunch(
   if ("noFolder" in outcome)
     throw new StepError(`${paths.dir} disappeared while Goose was being launched; start again.`);
   throw new StepError(
-    `${outcome.busy} holds the lifecycle lock of ${paths.dir} and did not release it; if that process is stuck, end it and start again.`,
+    `${outcome.busy} held the lifecycle lock of ${paths.dir} and did not release it in ${outcome.waitedMs} ms; if that process is stuck, end it and start again.`,
   );
 }
 

@@ -55,8 +55,17 @@ export async function launchGoose(opts: {
   const goose = config.goose;
   const { port } = config.agentapi;
   const access = decideAccess(config.access, { port, appSlug: goose.appSlug }, process.env);
-  const envWith = (persistence: PersistenceFiles | null, tmpdir?: string) =>
-    buildLaunchEnv(process.env, {
+  // With enable_ai_gateway the owner's session token arrives in this
+  // process's environment as the coder_env aiGateway.tokenEnv, read on every
+  // launch: a start gets the coder_env of its own build, and a supervisor's
+  // restart the start's (the supervisor keeps it in its environment, never in
+  // a file). AgentAPI and Goose get it once, as the provider's key, since
+  // AgentAPI hands its environment to the command it starts; Goose's helpers
+  // (session list, export) need no key and get none.
+  const gateway = gatewayEnv(goose.provider, goose.aiGateway, process.env);
+  const base: NodeJS.ProcessEnv = { ...process.env, [goose.aiGateway.tokenEnv]: undefined };
+  const envWith = (persistence: PersistenceFiles | null, forAgentapi: boolean) =>
+    buildLaunchEnv(base, {
       chatBasePath: config.agentapi.chatBasePath,
       persistence,
       allowedHosts: access.hosts,
@@ -65,10 +74,10 @@ export async function launchGoose(opts: {
       model: goose.model,
       mode: goose.mode,
       pathPrefix: tools.pathPrefix,
-      // Read from this process's environment on every launch: a start gets the
-      // coder_env of its own build, and a supervisor's restart the start's.
-      gateway: gatewayEnv(goose.provider, goose.aiGateway, process.env),
-      tmpdir,
+      // Only AgentAPI's own run gets the module's TMPDIR (the helpers keep the
+      // user's) and the gateway's key (for the Goose it starts).
+      gateway: forAgentapi ? gateway : null,
+      tmpdir: forAgentapi ? paths.tmp : undefined,
       configLayer: paths.gooseLayer,
     });
 
@@ -82,7 +91,7 @@ export async function launchGoose(opts: {
       decideLaunch({
         goose,
         gooseBin: tools.gooseBin,
-        env: envWith(null),
+        env: envWith(null, false),
         home,
         folder: config.folder,
         paths,
@@ -93,8 +102,7 @@ export async function launchGoose(opts: {
   const persistence: PersistenceFiles | null = gate.enabled
     ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
     : null;
-  // Only AgentAPI's own run gets the module's TMPDIR; the helpers keep the user's.
-  const launchEnv = envWith(persistence, paths.tmp);
+  const launchEnv = envWith(persistence, true);
   const stateBackup = persistence ? await prepareState(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
   const session: GooseSession =

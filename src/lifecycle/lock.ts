@@ -1,96 +1,139 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, open, readFile, unlink } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { createConnection, createServer, type Server } from "node:net";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { ensurePrivateDir } from "../lib/private-dirs.js";
 
 // One lock per module folder serialises the lifecycle's claims: a start's or
 // the supervisor's launch of AgentAPI (the stop count checked, AgentAPI
 // spawned), the supervisor's claim of supervisor.pid, and a whole stop with its
-// stand-down. It is a listening Unix socket in Linux's abstract namespace
-// (unix(7)): binding a name there either succeeds for exactly one process or
-// fails with EADDRINUSE, and the kernel frees the name when the process exits
-// in any way, SIGKILL included, so a dead holder never blocks anyone and there
-// is no stale lock to break. A lock file (O_EXCL) survives its holder's crash,
-// and breaking it safely needs a second lock; flock(1) is not in every image
-// (busybox, distroless) and Node.js has no flock(2). The name is derived from a
-// random id kept in the private module folder, so another user of the machine
-// cannot take it first. Node.js 18 and 20 pad an abstract name with NULs to
-// the full address length, Node.js 22 and Bun do not, so a start and a stop
-// meet at the same name only under the same runtime; the wrapper picks the
-// same one for every script of a workspace.
+// stand-down. It belongs to the workspace user: it lives in the folder
+// lifecycle-lock inside the module folder, mode 0700 and checked to be this
+// user's (private-dirs.ts), so another uid can neither add a socket there nor
+// connect to one (connecting to a path socket needs search permission on its
+// folder, unix(7)). An abstract-namespace name, which every uid of the network
+// namespace sees in /proc/net/unix and can bind once it is free, would let
+// another user hold the lock and say anything about itself.
+//
+// Each contender listens on a Unix socket of its own, `t-<pid>-<random>`, and
+// enters by renaming it to `c-<...>` (so every `c-` entry was listening when it
+// appeared), then lists the folder and connects to every other `c-` entry. A
+// refused connection is a socket whose process has closed it or died: such a
+// socket can never listen again (a new bind makes a new file), so removing
+// that name removes nothing alive, and a holder killed with SIGKILL blocks
+// nobody. If another entry answers, the contender renames itself back to `t-`
+// and tries again; if none does, it holds the lock until it removes its entry.
+// Two never hold it at once: of two overlapping holders, the one that entered
+// second listed the folder while the first's entry was there and listening
+// (a holder keeps both until it releases), so it saw a live entry and did not
+// take the lock. Two contenders can both step back; the random pause before
+// the next try separates them. A lock file made with O_EXCL, or one fixed
+// socket path, would survive its holder's crash, and removing it safely then
+// needs a second lock; flock(1) is not in every image (busybox, distroless)
+// and Node.js has no flock(2).
+//
+// The folder is opened once and every name is reached through
+// /proc/self/fd/<fd>/, so the socket address stays short whatever $HOME is
+// (sun_path holds 108 bytes, unix(7)) without changing the process's working
+// directory, and every step acts on the folder that was checked.
 
-const ID_FILE = "lifecycle-lock-id";
+const LOCK_DIR = "lifecycle-lock";
 
 export interface LifecycleLock {
   release(): Promise<void>;
 }
 
-export type LockOutcome = { lock: LifecycleLock } | { busy: string } | { aborted: string } | { noFolder: true };
+export type LockOutcome =
+  | { lock: LifecycleLock }
+  | { busy: string; waitedMs: number }
+  | { aborted: string }
+  | { noFolder: true };
 
-/** The folder's lock id: read, or created once (written under a temporary name, then linked, so it is never seen half-written). */
-async function lockId(moduleDir: string): Promise<string> {
-  const file = path.join(moduleDir, ID_FILE);
-  const existing = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return null;
-    throw error;
-  });
-  if (existing !== null && /^[0-9a-f]{32}$/.test(existing.trim())) return existing.trim();
-  const temp = path.join(moduleDir, `.${ID_FILE}.${process.pid}.${randomBytes(6).toString("hex")}`);
-  const handle = await open(
-    temp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o600,
-  );
-  try {
-    await handle.writeFile(`${randomBytes(16).toString("hex")}\n`);
-  } finally {
-    await handle.close();
-  }
-  try {
-    if (existing !== null) await unlink(file).catch(() => undefined);
-    await link(temp, file).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "EEXIST") throw error;
-    });
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-  return (await readFile(file, "utf8")).trim();
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | null)?.code;
 }
 
-/** Binds the abstract name; resolves null when another process holds it. */
-function bind(name: string, role: string): Promise<Server | null> {
+/** The lock folder, created 0700 and checked to be this user's; null when the module folder is missing. */
+async function openLockDir(moduleDir: string): Promise<FileHandle | null> {
+  const dir = path.join(moduleDir, LOCK_DIR);
+  try {
+    await mkdir(dir, { mode: 0o700 });
+  } catch (error) {
+    if (errno(error) === "ENOENT") return null;
+    if (errno(error) !== "EEXIST") throw error;
+  }
+  await ensurePrivateDir(dir);
+  return open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+}
+
+/** Listens at `address`; each connection is told `says()`: who holds the lock, or nothing while this only contends. */
+function listen(address: string, says: () => string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    // Each connection is answered with who holds the lock, for a waiter's log and its patience.
-    const server = createServer((socket) => socket.end(`${role} ${process.pid}\n`));
-    server.once("error", (error: NodeJS.ErrnoException) =>
-      error.code === "EADDRINUSE" ? resolve(null) : reject(error),
-    );
-    server.listen({ path: name, exclusive: true }, () => {
+    const server = createServer((socket) => socket.end(says()));
+    server.once("error", reject);
+    server.listen({ path: address, exclusive: true }, () => {
       server.unref();
       resolve(server);
     });
   });
 }
 
-/** Who holds the lock ("stop 1234"), or "unknown" when it does not say within a moment. */
-function holderOf(name: string): Promise<string> {
+/**
+ * Connects to a contender's socket: dead when refused or gone; otherwise
+ * alive, with what it says within a moment ("stop 1234", "" while it only
+ * contends or when it is slow to answer).
+ */
+function probe(address: string): Promise<{ dead: true } | { says: string }> {
   return new Promise((resolve) => {
     let text = "";
-    const socket = createConnection({ path: name });
-    const done = (what: string) => {
+    const socket = createConnection({ path: address });
+    const done = (outcome: { dead: true } | { says: string }) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(what);
+      resolve(outcome);
     };
-    const timer = setTimeout(() => done("unknown"), 200);
+    const timer = setTimeout(() => done({ says: text.trim() }), 200);
     socket.on("data", (chunk) => {
       text += chunk.toString("utf8");
     });
-    socket.on("end", () => done(text.trim() || "unknown"));
-    socket.on("error", () => done("unknown"));
+    socket.on("end", () => done({ says: text.trim() }));
+    // Any other failure (EAGAIN: a full backlog) is a live socket's.
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      done(error.code === "ECONNREFUSED" || error.code === "ENOENT" ? { dead: true } : { says: "" }),
+    );
   });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errno(error) !== "ESRCH";
+  }
+}
+
+/**
+ * Lists the other contenders: removes the entries of dead ones, and returns
+ * what the live `c-` entries say ([] when none is alive).
+ */
+async function others(at: (name: string) => string, mine: string): Promise<string[]> {
+  const live: string[] = [];
+  for (const name of await readdir(at(""))) {
+    if (name.slice(2) === mine) continue;
+    if (name.startsWith("c-")) {
+      const outcome = await probe(at(name));
+      if ("says" in outcome) live.push(outcome.says);
+      else await unlink(at(name)).catch(() => undefined);
+    } else if (name.startsWith("t-")) {
+      // A `t-` socket may not be listening yet; only its process's death makes it stale.
+      const pid = Number(name.split("-")[1]);
+      if (Number.isSafeInteger(pid) && pid > 0 && !processAlive(pid)) await unlink(at(name)).catch(() => undefined);
+    }
+  }
+  return live;
 }
 
 /**
@@ -103,34 +146,55 @@ export async function acquireLifecycleLock(
   role: string,
   opts: { patienceMs: (holder: string) => number; abort?: () => string | undefined },
 ): Promise<LockOutcome> {
-  let id: string;
+  const dir = await openLockDir(moduleDir);
+  if (dir === null) return { noFolder: true };
+  const at = (name: string) => `/proc/self/fd/${dir.fd}/${name}`;
+  const mine = `${process.pid}-${randomBytes(6).toString("hex")}`;
+  let holding = false;
+  let server: Server | undefined;
+  const giveUp = async () => {
+    server?.close();
+    await unlink(at(`t-${mine}`)).catch(() => undefined);
+    await dir.close();
+  };
   try {
-    id = await lockId(moduleDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { noFolder: true };
-    throw error;
-  }
-  const name = `\0coder-goose-module-${id}`;
-  const started = Date.now();
-  let holder = "unknown";
-  let asked = 0;
-  for (;;) {
-    const server = await bind(name, role);
-    if (server !== null)
-      return {
-        lock: {
-          release: () => new Promise<void>((resolve) => server.close(() => resolve())),
-        },
-      };
-    // Asked now and then: the holder may change while this waits.
-    if (Date.now() - asked >= 250) {
-      holder = await holderOf(name);
-      asked = Date.now();
+    server = await listen(at(`t-${mine}`), () => (holding ? `${role} ${process.pid}\n` : ""));
+    const started = Date.now();
+    let holder = "unknown";
+    for (;;) {
+      await rename(at(`t-${mine}`), at(`c-${mine}`));
+      const live = await others(at, mine);
+      if (live.length === 0) {
+        holding = true;
+        const held = server;
+        return {
+          lock: {
+            release: async () => {
+              holding = false;
+              await unlink(at(`c-${mine}`)).catch(() => undefined);
+              await new Promise<void>((resolve) => held.close(() => resolve()));
+              await dir.close();
+            },
+          },
+        };
+      }
+      await rename(at(`c-${mine}`), at(`t-${mine}`));
+      holder = live.find((says) => says !== "") ?? holder;
+      const aborted = opts.abort?.();
+      const waitedMs = Date.now() - started;
+      if (aborted) {
+        await giveUp();
+        return { aborted };
+      }
+      if (waitedMs >= opts.patienceMs(holder)) {
+        await giveUp();
+        return { busy: holder, waitedMs };
+      }
+      await delay(20 + Math.floor(Math.random() * 20));
     }
-    const aborted = opts.abort?.();
-    if (aborted) return { aborted };
-    if (Date.now() - started >= opts.patienceMs(holder)) return { busy: holder };
-    await delay(20);
+  } catch (error) {
+    if (!holding) await giveUp().catch(() => undefined);
+    throw error;
   }
 }
 

@@ -65,7 +65,9 @@ export async function claimSupervisorPid(
   const locked = await acquireLifecycleLock(paths.dir, `supervisor`, { patienceMs: lockPatience });
   if ("noFolder" in locked) return { leave: `${paths.dir} is gone` };
   if ("busy" in locked)
-    return { leave: `the module folder's lifecycle lock stayed busy (held by ${locked.busy}); nothing was claimed` };
+    return {
+      leave: `the module folder's lifecycle lock stayed busy for ${locked.waitedMs} ms (held by ${locked.busy}); nothing was claimed`,
+    };
   if ("aborted" in locked) return { leave: locked.aborted };
   try {
     if (await stoppedSince(paths.dir, stopsSeen)) return { leave: "a stop ran since the start that started it" };

@@ -9,7 +9,7 @@ import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { CoderEndpoint, freePort, scratchDir, type Workspace } from "../../support/workspace/index.js";
+import { CoderEndpoint, childPids, freePort, scratchDir, type Workspace } from "../../support/workspace/index.js";
 import {
   build,
   chatText,
@@ -40,6 +40,19 @@ import {
   waitRestarted,
   waitTurns,
 } from "./scenario.js";
+
+/** The names of the variables whose value holds `token`. */
+const namesHolding = (environ: Map<string, string>, token: string) =>
+  [...environ].filter(([, value]) => value.includes(token)).map(([name]) => name);
+
+/** Which variables of AgentAPI's environment, and of the Goose it started (its child), hold `token`. */
+async function holdersOf(agentapi: number, token: string) {
+  const [goose] = await childPids(agentapi);
+  return {
+    agentapi: namesHolding(await environOf(agentapi), token),
+    goose: namesHolding(await environOf(goose as number), token),
+  };
+}
 
 describe("AI Gateway", () => {
   const providers = (ws: Workspace) => (ws.goose.real ? ["openai"] : ["anthropic", "openai"]);
@@ -105,9 +118,16 @@ describe("AI Gateway", () => {
     await start(ws, second);
     await ws.send("First message of the second build.");
     const agentapi = await theAgentapi(ws);
+    const fromStart = await holdersOf(agentapi, TOKEN_2);
     process.kill(agentapi, "SIGKILL");
-    await waitRestarted(ws, agentapi);
+    const restarted = await waitRestarted(ws, agentapi);
     await ws.send("After the supervisor's restart.");
+    // AgentAPI hands its environment to Goose, and Goose's shell tool to every
+    // command it runs: each holds the token once, as the provider's key, after
+    // the start and after the supervisor's restart alike.
+    for (const holders of [fromStart, await holdersOf(restarted, TOKEN_2)]) {
+      expect(holders).toEqual({ agentapi: ["OPENAI_API_KEY"], goose: ["OPENAI_API_KEY"] });
+    }
 
     const later = gateway.requests().slice(before);
     expect(later.filter((r) => r.method === "POST").length).toBeGreaterThanOrEqual(2);
@@ -122,7 +142,7 @@ describe("AI Gateway", () => {
     const settings = environ.get("CODER_MODULE_SETTINGS");
     expect(settings).toBeDefined();
     expect(gunzipSync(Buffer.from(settings as string, "base64")).toString("utf8")).not.toContain(TOKEN_2);
-    expect(environ.get("CODER_GOOSE_AI_GATEWAY_TOKEN")).toBe(TOKEN_2);
+    expect(namesHolding(environ, TOKEN_2)).toEqual(["CODER_GOOSE_AI_GATEWAY_TOKEN"]);
 
     await stop(ws, second);
     const [snapshot] = coder.requests.filter((r) => r.path.endsWith("/log-snapshot"));

@@ -14,7 +14,9 @@ export function runProgram(
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      // Plain text to parse: CI sets FORCE_COLOR (npm test runs with CI=true), and
+      // prettier's chalk then colours "[warn]" even into a pipe.
+      env: { ...(options.env ?? process.env), FORCE_COLOR: "0", NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const chunks: Buffer[] = [];

@@ -10,10 +10,10 @@ import type { StartMode } from "./commands.js";
 export async function writePromptFile(file: string, prompt: string, mode: StartMode): Promise<string | null> {
   if (prompt.trim() === "") return null;
   if (mode === "warm") {
-    log("task prompt not sent again: the resumed session already holds the conversation");
+    log("first prompt not sent again: the resumed session already holds the conversation");
     return null;
   }
   await writeFileAtomic(file, prompt, { mode: 0o600 });
-  log(`task prompt (${prompt.length} characters) goes to the new session via ${file}`);
+  log(`first prompt (${prompt.length} characters) goes to the new session via ${file}`);
   return file;
 }

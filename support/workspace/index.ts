@@ -39,6 +39,6 @@ export {
   renderModule,
   resourceValues,
 } from "./render.js";
-export { GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
+export { coderCliStandinDir, GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
 export { machineRuntime, pathOffering, type ScriptRuntime, scriptRuntime } from "./runtime.js";
 export { Workspace } from "./workspace.js";

@@ -18,6 +18,12 @@ export const repoRoot = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)
 export const gooseDoubleDir = path.join(repoRoot, "test", "goose-double");
 /** The Goose test double: an executable named `goose`, alone in its folder with its docs. */
 export const GOOSE_DOUBLE = path.join(gooseDoubleDir, "goose");
+/**
+ * The folder holding `coder`, the stand-in for the Coder CLI's `coder exp mcp
+ * server` (support/coder-cli/README.md): a Coder agent puts its own `coder`
+ * on its scripts' PATH, and the module's Goose starts it as an extension.
+ */
+export const coderCliStandinDir = path.join(repoRoot, "support", "coder-cli");
 /** Git-ignored; every throwaway folder lives here. */
 export const scratchRoot = path.join(repoRoot, ".tmp");
 

@@ -11,7 +11,7 @@ import { type GooseUnderTest, gooseUnderTest } from "./goose.js";
 import { gooseDeliveries, gooseReplies, gooseSessionsNamed } from "./goose-db.js";
 import { freePort } from "./ports.js";
 import { killProcessesWithEnv, processesWithEnv } from "./processes.js";
-import { scratchDir, tools } from "./repo.js";
+import { coderCliStandinDir, scratchDir, tools } from "./repo.js";
 import { type ScriptRuntime, scriptRuntime } from "./runtime.js";
 
 export interface WorkspaceOptions {
@@ -92,8 +92,8 @@ export class Workspace {
   }
 
   /**
-   * The environment a Coder agent gives its scripts: AgentAPI and the Goose
-   * under test on PATH, then the runtime's folders; the double's event log, or the model stub's
+   * The environment a Coder agent gives its scripts: the Goose under test,
+   * AgentAPI and the Coder CLI (its stand-in) on PATH, then the runtime's folders; the double's event log, or the model stub's
    * OPENAI_HOST and OPENAI_API_KEY, the template's coder_agent env
    * (setAgentEnv). setEnv() values come last.
    */
@@ -103,7 +103,12 @@ export class Workspace {
         ? { OPENAI_HOST: this.stub.url, OPENAI_API_KEY: "model-stub-key" }
         : {}
       : { GOOSE_DOUBLE_EVENT_LOG: this.eventLog };
-    const base = baseScriptEnv(this.home, [this.goose.pathDir, path.dirname(agentapiBinary), ...this.runtime.pathDirs]);
+    const base = baseScriptEnv(this.home, [
+      this.goose.pathDir,
+      path.dirname(agentapiBinary),
+      coderCliStandinDir,
+      ...this.runtime.pathDirs,
+    ]);
     return { ...withTemplateAgentEnv({ ...base, ...goose }, this.templateAgentEnv), ...this.extraEnv };
   }
 

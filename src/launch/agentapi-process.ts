@@ -312,6 +312,12 @@ export async function launchAgentapi(opts: {
     const aborted = !exited() && opts.abort?.();
     if (aborted) return abandon(pid, paths.pidFile, aborted);
     await restoreOverwrittenChat(state);
+    // A stop that ran meanwhile ended AgentAPI itself: while Goose answers a
+    // first prompt, AgentAPI may not have reported stable yet when a stop comes.
+    if (await stoppedSince(paths.dir, opts.stopsSeen)) {
+      warn("the workspace's stop script ran while AgentAPI was starting, and stopped it: the stop wins");
+      return false;
+    }
     throw new StepError(
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,
     );

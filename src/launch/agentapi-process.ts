@@ -286,6 +286,16 @@ export async function launchAgentapi(opts: {
     const again = await lockForLaunch(paths, opts.abort).catch(() => null);
     return again === null || "aborted" in again ? null : again;
   };
+  // A stop counted since this start: it wins. AgentAPI is stopped again if it
+  // still runs, and the chat it may have overwritten is put back, under the lock.
+  const yieldToStop = async (what: string): Promise<false> => {
+    warn(`the workspace's stop script ran while AgentAPI was starting; ${what}`);
+    const held = await relock();
+    const aborted = held === null && !exited() && opts.abort?.();
+    if (aborted) return abandon(pid, paths.pidFile, aborted);
+    await withdraw(pid, port, state, Promise.resolve(held));
+    return false;
+  };
 
   const ready = await waitForOwnServer(pid, port, halted);
   if (!("value" in ready)) {
@@ -311,13 +321,10 @@ export async function launchAgentapi(opts: {
   if ("aborted" in settled) {
     const aborted = !exited() && opts.abort?.();
     if (aborted) return abandon(pid, paths.pidFile, aborted);
+    // While Goose answers a first prompt AgentAPI may not have reported stable
+    // yet when a stop comes and ends it: that is the stop winning, not a crash.
+    if (await stoppedSince(paths.dir, opts.stopsSeen)) return yieldToStop("it stopped AgentAPI: the stop wins");
     await restoreOverwrittenChat(state);
-    // A stop that ran meanwhile ended AgentAPI itself: while Goose answers a
-    // first prompt, AgentAPI may not have reported stable yet when a stop comes.
-    if (await stoppedSince(paths.dir, opts.stopsSeen)) {
-      warn("the workspace's stop script ran while AgentAPI was starting, and stopped it: the stop wins");
-      return false;
-    }
     throw new StepError(
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,
     );
@@ -332,14 +339,7 @@ export async function launchAgentapi(opts: {
         lock: relock,
       }),
     );
-  if (await stoppedSince(paths.dir, opts.stopsSeen)) {
-    warn("the workspace's stop script ran while AgentAPI was starting; stopping it again so the stop wins");
-    const held = await relock();
-    const aborted = held === null && !exited() && opts.abort?.();
-    if (aborted) return abandon(pid, paths.pidFile, aborted);
-    await withdraw(pid, port, state, Promise.resolve(held));
-    return false;
-  }
+  if (await stoppedSince(paths.dir, opts.stopsSeen)) return yieldToStop("stopping it again so the stop wins");
   child.unref();
   log(
     "value" in settled

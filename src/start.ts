@@ -1,5 +1,5 @@
 import { decidePersistence } from "./agentapi/persistence-gate.js";
-import { resolvePrompts, takePromptEnv } from "./goose/prompt-source.js";
+import { applyPromptSources } from "./goose/prompt-source.js";
 import { launchGoose } from "./launch/launch.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
 import { log, phase, reportFatal, StepError } from "./lib/log.js";
@@ -15,12 +15,8 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const ownScript = takeOwnScript();
   const home = homeDir();
-  const parsed = parseStartConfig(readSettingsDocument(), home);
-  // Taken before any child runs, so none inherits them; the supervisor's
-  // restarts get the config without the prompt (supervisor/document.ts).
-  const fromEnv = takePromptEnv();
-  const prompts = resolvePrompts({ ...parsed.goose, taskId: parsed.taskId, ...fromEnv });
-  const config = { ...parsed, goose: { ...parsed.goose, prompt: prompts.prompt, systemPrompt: prompts.systemPrompt } };
+  const prompts = applyPromptSources(parseStartConfig(readSettingsDocument(), home));
+  const { config } = prompts;
   const { paths } = config;
   const { port } = config.agentapi;
   // Before anything else: a stop that counts itself from now on wins over this start.
@@ -36,7 +32,7 @@ async function main(): Promise<void> {
   if (await reuseRunningAgentapi(paths, port)) return;
   for (const line of prompts.lines) log(line);
   await phase("port", () => ensurePortFree(port, portHolder));
-  const tools = await installAndConfigure(config, paths, home, fromEnv.envSystemPrompt);
+  const tools = await installAndConfigure(config, paths, home, prompts.envSystemPrompt);
   // Not awaited here: launchGoose asks Goose about its sessions meanwhile.
   const gating = phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
   const { gate, launched } = await launchGoose({ config, tools, gate: gating, home, startedAt, stopsSeen });

@@ -4,6 +4,8 @@
 // registry/coder/modules/goose/{README.md,scripts/install.sh,scripts/start.sh}
 // in coder/registry at release/coder/goose/v3.0.1.
 
+import type { StartConfig } from "../settings/config.js";
+
 export const TASK_PROMPT_ENV = "GOOSE_TASK_PROMPT";
 export const SYSTEM_PROMPT_ENV = "GOOSE_SYSTEM_PROMPT";
 
@@ -82,4 +84,23 @@ export function takePromptEnv(env: NodeJS.ProcessEnv = process.env): {
   delete env[TASK_PROMPT_ENV];
   delete env[SYSTEM_PROMPT_ENV];
   return taken;
+}
+
+/**
+ * The start's config with the prompts it will use, the log lines that say
+ * where they came from, and GOOSE_SYSTEM_PROMPT as found (3.x wrote it to
+ * .goosehints, which the configure step recognises by it). The variables are
+ * taken from this process's environment before any child runs, so none
+ * inherits them; the supervisor's restarts get the config without the prompt
+ * (supervisor/document.ts).
+ */
+export function applyPromptSources(parsed: StartConfig): {
+  config: StartConfig;
+  lines: string[];
+  envSystemPrompt: string | undefined;
+} {
+  const fromEnv = takePromptEnv();
+  const { prompt, systemPrompt, lines } = resolvePrompts({ ...parsed.goose, taskId: parsed.taskId, ...fromEnv });
+  const config = { ...parsed, goose: { ...parsed.goose, prompt, systemPrompt } };
+  return { config, lines, envSystemPrompt: fromEnv.envSystemPrompt };
 }

@@ -39,24 +39,15 @@ async function examine(file: string): Promise<Examined> {
   if (info.isSymbolicLink()) return { kind: "not-file", what: "is a symbolic link" };
   if (!info.isFile()) return { kind: "not-file", what: "is not a regular file" };
   if (!ownedByUs(info.uid)) return { kind: "not-file", what: `belongs to another user (uid ${info.uid})` };
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    return { kind: "file", text: await handle.readFile("utf8"), mode: info.mode & 0o777 };
-  } finally {
-    await handle.close();
-  }
+  return { kind: "file", text: await readNoFollow(file), mode: info.mode & 0o777 };
 }
 
-async function readNoFollow(file: string): Promise<string | null> {
+async function readNoFollow(file: string): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
-    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-    try {
-      return await handle.readFile("utf8");
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return null;
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
   }
 }
 
@@ -78,7 +69,7 @@ async function replaceKeepingBackup(
   } catch (error) {
     return `the backup ${backup} could not be made (${(error as Error).message})`;
   }
-  if ((await readNoFollow(backup)) !== expected) {
+  if ((await readNoFollow(backup).catch(() => null)) !== expected) {
     await unlink(backup).catch(() => undefined);
     return "it changed while the module was reading it";
   }

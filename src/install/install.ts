@@ -27,7 +27,7 @@ export async function installedVersion(binary: string, env: NodeJS.ProcessEnv): 
 }
 
 /** The SHA-256 of a file, or null when it cannot be read (then it cannot be verified). */
-async function sha256OfFile(file: string): Promise<string | null> {
+export async function sha256OfFile(file: string): Promise<string | null> {
   const hash = createHash("sha256");
   try {
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);

@@ -9,11 +9,12 @@ import {
 } from "../goose/commands.js";
 import { expandHome, gatewayEnv } from "../goose/governance.js";
 import { writePromptFile } from "../goose/task-prompt.js";
-import { phase } from "../lib/log.js";
+import { phase, warn } from "../lib/log.js";
 import { writeLaunchRecord } from "../lifecycle/launch-record.js";
 import { decideAccess } from "../settings/access-lists.js";
 import type { StartConfig } from "../settings/config.js";
 import { launchAgentapi } from "./agentapi-process.js";
+import { checkContainment, containmentFiles, type Measured, measure, writableWarning } from "./containment.js";
 import { decideLaunch, type LaunchPlan } from "./start-decision.js";
 import { prepareState } from "./state-prep.js";
 
@@ -49,7 +50,9 @@ export async function launchGoose(opts: {
   /** The stop count when this start began (lifecycle/stop-request.ts). */
   stopsSeen: number;
   abort?: () => string | undefined;
-}): Promise<{ gate: DecidedGate; plan: LaunchPlan; launched: boolean }> {
+  /** At a supervisor's restart: what the start measured (containment.ts), checked before anything runs. */
+  verified?: Measured[];
+}): Promise<{ gate: DecidedGate; plan: LaunchPlan; launched: boolean; containment: Measured[] }> {
   const { config, tools, home, startedAt } = opts;
   const { paths } = config;
   const goose = config.goose;
@@ -80,6 +83,9 @@ export async function launchGoose(opts: {
       tmpdir: forAgentapi ? paths.tmp : undefined,
       configLayer: paths.gooseLayer,
     });
+
+  // Before any of them runs: goose's session helpers run outside the firewall.
+  const containment = await confinement(opts, envWith(null, false).PATH ?? "");
 
   // AgentAPI's version and Goose's sessions are independent questions to two
   // binaries, so they are asked at once. Goose's helpers get the launch
@@ -147,5 +153,37 @@ export async function launchGoose(opts: {
       abort: opts.abort,
     }),
   );
-  return { gate, plan, launched };
+  return { gate, plan, launched, containment };
+}
+
+/**
+ * A restart checks the start's measurements and throws on any change; a
+ * start measures, and says which of the firewall's files the workspace user
+ * can rewrite.
+ */
+async function confinement(
+  opts: { config: StartConfig; tools: InstalledTools; home: string; verified?: Measured[] },
+  pathValue: string,
+): Promise<Measured[]> {
+  const uid = process.getuid?.() ?? -1;
+  if (opts.verified !== undefined) {
+    await checkContainment(opts.verified, uid);
+    return opts.verified;
+  }
+  const { config, tools } = opts;
+  const prefix = expandHome(config.goose.commandPrefix, opts.home);
+  const files = await containmentFiles({
+    prefix,
+    agentapi: tools.agentapi,
+    goose: tools.gooseBin,
+    pathValue,
+    pinned: {
+      agentapi: config.agentapi.install && Object.keys(config.agentapi.sha256).length > 0,
+      goose: config.goose.install && config.goose.installerUrl === "" && Object.keys(config.goose.sha256).length > 0,
+    },
+  });
+  const measured = await measure(files, uid);
+  const warning = prefix.length > 0 ? writableWarning(measured) : null;
+  if (warning !== null) warn(warning);
+  return measured;
 }

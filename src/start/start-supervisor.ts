@@ -1,6 +1,7 @@
 import { gzipSync } from "node:zlib";
 import type { DecidedGate } from "../agentapi/version-gate.js";
 import { gooseSessionsDb } from "../goose/sessions.js";
+import { type Measured, measure, ROOT_ONLY } from "../launch/containment.js";
 import type { InstalledTools } from "../launch/launch.js";
 import { log, warn } from "../lib/log.js";
 import { signal } from "../lib/processes.js";
@@ -13,6 +14,18 @@ import { claimSupervisorPid, findSupervisor, spawnSupervisor, supervisorLog } fr
 import SUPERVISOR_SH from "../supervisor/supervisor.sh";
 
 /**
+ * With agent_firewall, the runtime that runs the supervisor's restarts and
+ * saves, outside the firewall, is a file a launch depends on too: the
+ * supervisor checks it against this digest before each run (supervisor.sh).
+ * Empty when there is no firewall or only root can change it.
+ */
+async function runtimeDigest(config: StartConfig): Promise<string> {
+  if (config.goose.commandPrefix.length === 0) return "";
+  const [runtime] = await measure([{ role: "the runtime", path: process.execPath }], process.getuid?.() ?? -1);
+  return runtime === undefined || runtime.state === ROOT_ONLY ? "" : runtime.state;
+}
+
+/**
  * The start's last step: leaves one supervisor running beside AgentAPI. The
  * agent already runs, so a supervisor that cannot start is a warning, not a
  * failed start.
@@ -23,6 +36,7 @@ export async function startSupervisor(opts: {
   gate: DecidedGate;
   startedAt: number;
   stopsSeen: number;
+  containment: Measured[];
   code: Buffer | null;
 }): Promise<void> {
   const { paths } = opts.config;
@@ -43,7 +57,9 @@ export async function startSupervisor(opts: {
   const document = supervisorDocument(opts.config, opts.tools, opts.gate, {
     since: opts.startedAt,
     stops: opts.stopsSeen,
+    containment: opts.containment,
   });
+  const runtimeSha256 = await runtimeDigest(opts.config);
   try {
     const pid = await spawnSupervisor({
       paths,
@@ -56,6 +72,7 @@ export async function startSupervisor(opts: {
         CODER_MODULE_SETTINGS: gzipSync(JSON.stringify(document)).toString("base64"),
         GOOSE_MODULE_RUNTIME: process.execPath,
         GOOSE_MODULE_RUNTIME_KIND: process.versions.bun ? "bun" : "node",
+        GOOSE_MODULE_RUNTIME_SHA256: runtimeSha256,
         GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
         // Empty: no autosave.
         GOOSE_MODULE_SESSIONS_DB: target.persistence ? gooseSessionsDb(process.env, homeDir()) : "",

@@ -1,4 +1,5 @@
 import type { DecidedGate } from "../agentapi/version-gate.js";
+import type { Measured } from "../launch/containment.js";
 import type { InstalledTools } from "../launch/launch.js";
 import { StepError } from "../lib/log.js";
 import { readSettingsDocument, type StartConfig } from "../settings/config.js";
@@ -15,6 +16,13 @@ export interface SupervisorDocument {
   since: number;
   /** The stop count when that start began (lifecycle/stop-request.ts): a stop since then ends the watch. */
   stops: number;
+  /**
+   * What confines Goose, as that start measured it (launch/containment.ts):
+   * each restart launches only while it is unchanged. It lives where the
+   * document does, in the supervisor's own memory, never in a file Goose's
+   * tool calls could rewrite.
+   */
+  containment: Measured[];
 }
 
 /**
@@ -27,7 +35,7 @@ export function supervisorDocument(
   config: StartConfig,
   tools: InstalledTools,
   gate: DecidedGate,
-  start: { since: number; stops: number },
+  start: { since: number; stops: number; containment: Measured[] },
 ): SupervisorDocument {
   const goose = { ...config.goose, prompt: "", continue: true, installScript: { pre: "", post: "" } };
   return { kind: DOCUMENT_KIND, config: { ...config, goose }, tools, gate, ...start };

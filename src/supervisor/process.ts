@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:fs";
-import { open, rm } from "node:fs/promises";
+import { type FileHandle, open, rm } from "node:fs/promises";
 import path from "node:path";
 import { openRotatedLog } from "../lib/command-log.js";
 import { log, warn } from "../lib/log.js";
@@ -21,6 +21,35 @@ export const AUTOSAVE_ARG = "goose-module-autosave";
 
 export function supervisorLog(paths: ModulePaths): string {
   return path.join(paths.logs, "supervisor.log");
+}
+
+/** The reason the supervisor gave up, when its log's last line says it did (supervisor.ts and supervisor.sh write "gave up: <reason>"). */
+export function giveUpIn(logText: string): string | null {
+  const last = logText.trimEnd().split("\n").at(-1) ?? "";
+  return /goose-module: (?:warning: )?gave up: (.*)$/.exec(last)?.[1] ?? null;
+}
+
+const LOG_TAIL_BYTES = 16 * 1024;
+
+/**
+ * Why the last run's supervisor gave up, if it did: read by the next start,
+ * before the supervisor it starts rotates the log, so the user learns it where
+ * they look, in the start's log.
+ */
+export async function lastGiveUp(paths: ModulePaths): Promise<string | null> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(supervisorLog(paths), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const { size } = await handle.stat();
+    const length = Math.min(size, LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    return giveUpIn(buffer.toString("utf8"));
+  } catch {
+    return null;
+  } finally {
+    await handle?.close();
+  }
 }
 
 /** True when a command line is the supervisor of this module folder. */

@@ -19,9 +19,11 @@ kind=$GOOSE_MODULE_RUNTIME_KIND
 pid_file=$GOOSE_MODULE_AGENTAPI_PID_FILE
 db=$GOOSE_MODULE_SESSIONS_DB
 note=$GOOSE_MODULE_WATCH_NOTE
+runtime_sum=$GOOSE_MODULE_RUNTIME_SHA256
 # Nothing this loop starts inherits them (AgentAPI and Goose least of all).
 unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_RUNTIME_KIND \
-  GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE
+  GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE \
+  GOOSE_MODULE_RUNTIME_SHA256
 own=$dir/supervisor.pid
 mark=$dir/supervisor.mark
 child=
@@ -97,9 +99,25 @@ pause() {
   nap=
 }
 
+# With agent_firewall the start gives the runtime's SHA-256 (unless only root
+# can change it): the runtime runs outside the firewall, so a runtime that
+# changed since the start verified it is never run. Nothing is relaunched
+# then; the log says why, and the next workspace start repeats it.
+runtime_unchanged() {
+  [ -z "$runtime_sum" ] && return 0
+  now=$(sha256sum "$runtime" 2> /dev/null || shasum -a 256 "$runtime" 2> /dev/null)
+  now=${now%% *}
+  [ "$now" = "$runtime_sum" ] && return 0
+  log "gave up: $runtime, the runtime that runs the supervisor's restarts and saves outside the Agent Firewall, changed since the start verified it (SHA-256 ${now:-unreadable}, was $runtime_sum), so nothing is relaunched. Check it, then restart the workspace: if nobody meant to change it, Goose or a command it ran did"
+  term_children
+  wait
+  leave 1
+}
+
 # Starts the start script's code in the background, as the coder_script does
 # (run.sh.tftpl): decoded from its gzip+base64 text into the runtime's stdin.
 run_mode() {
+  runtime_unchanged
   if [ "$kind" = bun ]; then set -- run - "$@"; else set -- --input-type=module - "$@"; fi
   printf '%s' "$script" | base64 -d | gzip -dc | CODER_MODULE_SETTINGS=$settings "$runtime" "$@" &
 }

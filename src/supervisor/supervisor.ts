@@ -2,6 +2,7 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { lastAgentScreen } from "../agentapi/exit-screen.js";
+import { ContainmentChanged } from "../launch/containment.js";
 import { launchGoose } from "../launch/launch.js";
 import { ensurePortFree, reuseRunningAgentapi } from "../launch/start-checks.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
@@ -108,11 +109,14 @@ async function restart(doc: SupervisorDocument, standDown: StandDown, memory: Re
       restart: true,
       stopsSeen: doc.stops,
       abort: () => standDown.reason,
+      verified: doc.containment,
     });
     if (!launched) return "the restart was withdrawn for a stop";
     log(`restarted: ${plan.decision.mode} start of Goose session "${plan.sessionName}"`);
     return null;
   } catch (error) {
+    // Not a failure to retry: no later attempt may launch from changed files.
+    if (error instanceof ContainmentChanged) throw error;
     return describeFailure(error, path.join(config.paths.logs, "agentapi.log"), memory);
   } finally {
     standDown.restarting = false;
@@ -129,6 +133,16 @@ async function whyEnded(doc: SupervisorDocument, watched: number | null, memory:
   }
   const seconds = Math.round((Date.now() - memory.run.startedAt) / 1000);
   return `AgentAPI (PID ${watched}) exited after ${seconds} s without a stop`;
+}
+
+/** The supervisor's last word: why, in the launch record (written first, so the log line says it holds it too) and the log. */
+async function giveUp(paths: ModulePaths, reason: string): Promise<number> {
+  await recordSupervisorGaveUp(paths.launchRecord, reason).catch((error) =>
+    warn(`could not add the reason to ${paths.launchRecord}: ${(error as Error).message}`),
+  );
+  await rm(memoryFile(paths), { force: true });
+  warn(`gave up: ${reason}`);
+  return STAND_DOWN;
 }
 
 /** One decision of the restart policy, and the restart it asks for; the exit code tells the sh supervisor what follows. */
@@ -151,19 +165,17 @@ export async function restartMain(watched: number | null): Promise<number> {
     log(`stood down: ${step.reason}`);
     return STAND_DOWN;
   }
-  if (step.action === "give-up") {
-    // Recorded first, so the log line says the record holds it too.
-    await recordSupervisorGaveUp(paths.launchRecord, step.reason).catch((error) =>
-      warn(`could not add the reason to ${paths.launchRecord}: ${(error as Error).message}`),
-    );
-    await rm(memoryFile(paths), { force: true });
-    warn(`gave up: ${step.reason}`);
-    return STAND_DOWN;
-  }
+  if (step.action === "give-up") return giveUp(paths, step.reason);
   log(`${ended}; restart ${step.attempt} in ${step.delayMs} ms`);
   if (await standDown.sleep(step.delayMs)) return STAND_DOWN;
   const startedAt = Date.now();
-  const problem = await restart(doc, standDown, memory);
+  let problem: string | null;
+  try {
+    problem = await restart(doc, standDown, memory);
+  } catch (error) {
+    if (error instanceof ContainmentChanged) return giveUp(paths, error.message);
+    throw error;
+  }
   if (standDown.reason) return STAND_DOWN;
   const next: RestartMemory = { ...memory, history, run: { restarted: true, startedAt, launched: !problem }, problem };
   await writeFileAtomic(memoryFile(paths), JSON.stringify(next), { mode: 0o600 });

@@ -285,6 +285,18 @@ eq("config layers: the extra file's entries, merged field by field, the user's f
     e["name"] for e in json.loads(q("SELECT extension_data FROM sessions WHERE name='layered'"))
     ["enabled_extensions.v0"]["extensions"]], ["tutorial", "memory"])
 
+fresh_home("tool")
+o = out("run", "-n", "tool1", "-t", "!shell printf '%s|%s|%s' \"$PWD\" \"$AGENT_SESSION_ID\" \"$GOOSE_DOUBLE_MARK\"",
+        GOOSE_DOUBLE_MARK="inherited")
+sid = q("SELECT id FROM sessions WHERE name='tool1'")
+eq("tool call: runs in the working directory with Goose's environment and AGENT_SESSION_ID",
+   o.split("\n")[-1], "developer__shell exited 0: %s|%s|inherited" % (H + "/proj", sid))
+o = out("run", "-n", "tool2", "-t", "!shell echo gone; exit 3")
+check("tool call: its exit code and output end the stored reply", q(
+    "SELECT content_json LIKE '%developer__shell exited 3: gone%' FROM messages m JOIN sessions s ON m.session_id=s.id"
+    " WHERE s.name='tool2' AND role='assistant'") == "1")
+check("tool call: any other message runs nothing", "developer__shell" not in out("run", "-n", "tool3", "-t", "!shellx"))
+
 fresh_home("model")
 MODEL_LOG = []  # "PATH AUTHORIZATION STREAM" of each request
 server = model_server(MODEL_LOG)

@@ -5,7 +5,7 @@
 // model the way Goose does when its provider host is set, or a real Goose.
 
 import { randomUUID } from "node:crypto";
-import { readdir, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -29,12 +29,16 @@ import {
   underAgentapi,
 } from "./governance-scenario.js";
 import {
+  agentapiPids,
   environOf,
   flat,
   newWorkspace,
+  output,
   PROMPT,
+  sendWithoutWaiting,
   start,
   stop,
+  supervisorLog,
   supervisors,
   theAgentapi,
   waitRestarted,
@@ -157,6 +161,9 @@ describe("AI Gateway", () => {
   });
 });
 
+/** A wrapper that runs the command after its `--` with no firewall. */
+const UNCONFINED_WRAPPER = '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done\nshift\nexec "$@"\n';
+
 describe("Agent Firewall", () => {
   it("Goose alone runs inside it, reaches the allowed gateway, and a supervisor restart uses the same wrapper", async () => {
     const ws = await newWorkspace();
@@ -184,6 +191,78 @@ describe("Agent Firewall", () => {
     expect(second.prefix.slice(0, 3)).toEqual(first.prefix.slice(0, 3));
     expect((await environOf(second.goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
     expect(await lastReply(gateway)).toMatch(/Still inside after the restart\./);
+    await stop(ws, rendered);
+  });
+
+  it("a tool call that rewrites the wrapper and ends Goose gets no Goose outside it: the supervisor gives up and says why, and so does the next start", async () => {
+    const ws = await newWorkspace();
+    const gateway = await newGateway();
+    await installFirewall(ws, ["domain=127.0.0.1"]);
+    const wrapper = path.join(ws.home, FIREWALL_OUTPUTS.wrapper_path.replace("$HOME/", ""));
+    const rendered = await build(ws, gateway, TOKEN_1, { ...OPENAI, agent_firewall: FIREWALL_OUTPUTS });
+    await start(ws, rendered);
+    const agentapi = await theAgentapi(ws);
+    const config = path.join(ws.home, FIREWALL_OUTPUTS.config_path.replace("$HOME/", ""));
+    const { goose } = await underAgentapi(agentapi, `--config=${config}`);
+
+    // What a prompt injection would have Goose's shell tool do: a wrapper
+    // that runs its command without the firewall, then Goose's end, which
+    // the supervisor answers with a restart through that wrapper.
+    if (ws.goose.real) {
+      // A real Goose makes tool calls only when its model asks: a process of the same user does what the call would.
+      await writeFile(wrapper, UNCONFINED_WRAPPER);
+      process.kill(goose, "SIGKILL");
+    } else {
+      const printf = `printf '${UNCONFINED_WRAPPER.replaceAll("\n", "\\n")}' > '${wrapper}'`;
+      await sendWithoutWaiting(ws, `!shell ${printf}; kill -KILL $PPID`);
+    }
+    const log = await ws.waitFor("the supervisor's restart or give-up", async () => {
+      const text = await supervisorLog(ws);
+      return /gave up:|restarted:/.test(text) ? text : undefined;
+    });
+    expect(await readFile(wrapper, "utf8")).toMatch(/exec "\$@"/);
+    expect(log).not.toMatch(/restarted:/);
+    const reason = /gave up: (.*)/.exec(log)?.[1] ?? "";
+    expect(reason).toContain(`the firewall command ${wrapper} was SHA-256 `);
+    expect(reason).toMatch(/^Goose was not relaunched/);
+    await ws.waitFor("the supervisor's exit", async () => (await supervisors(ws)).length === 0);
+    expect(await agentapiPids(ws)).toEqual([]);
+    const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");
+    expect(record.supervisor?.reason).toBe(reason);
+
+    // The next start repeats why, and says the wrapper is the user's to rewrite.
+    const next = output(await start(ws, rendered));
+    expect(next).toContain(`the supervisor of the last run gave up: ${reason}`);
+    const warning = next.split("\n").find((line) => line.includes("agent_firewall: "));
+    expect(warning).toContain(`${wrapper}, `);
+    expect(warning).toContain("can be rewritten by the workspace user");
+    await stop(ws, rendered);
+  });
+
+  it("a runtime changed after the start runs nothing for the supervisor: it gives up and says why", async () => {
+    const ws = await newWorkspace();
+    const gateway = await newGateway();
+    await installFirewall(ws, ["domain=127.0.0.1"]);
+    // The module's own Node.js, which the coder_script prefers to any other,
+    // as its bootstrap installs it: a file of the workspace user's.
+    const runtime = path.join(ws.moduleDir, "node", "bin", "node");
+    await mkdir(path.dirname(runtime), { recursive: true });
+    await copyFile(process.execPath, runtime);
+    const rendered = await build(ws, gateway, TOKEN_1, { ...OPENAI, agent_firewall: FIREWALL_OUTPUTS });
+    expect(output(await start(ws, rendered))).toContain(`running the start script with ${runtime}`);
+    await appendFile(runtime, "changed");
+    process.kill(await theAgentapi(ws), "SIGKILL");
+
+    const log = await ws.waitFor("the supervisor's restart or give-up", async () => {
+      const text = await supervisorLog(ws);
+      return /gave up:|restarted:/.test(text) ? text : undefined;
+    });
+    expect(log).not.toMatch(/restarted:/);
+    expect(log).toContain(
+      `gave up: ${runtime}, the runtime that runs the supervisor's restarts and saves outside the Agent Firewall, changed since the start verified it`,
+    );
+    await ws.waitFor("the supervisor's exit", async () => (await supervisors(ws)).length === 0);
+    expect(await agentapiPids(ws)).toEqual([]);
     await stop(ws, rendered);
   });
 

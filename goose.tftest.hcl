@@ -396,6 +396,39 @@ run "ai_gateway_anthropic_route" {
   }
 }
 
+run "ai_gateway_over_plain_http_is_warned_about" {
+  command = plan
+
+  override_data {
+    target = data.coder_workspace.me
+    values = { access_url = "http://coder.internal:3000" }
+  }
+
+  variables {
+    enable_ai_gateway = true
+  }
+
+  expect_failures = [check.ai_gateway_over_https]
+}
+
+run "ai_gateway_over_loopback_or_https_needs_no_warning" {
+  command = plan
+
+  override_data {
+    target = data.coder_workspace.me
+    values = { access_url = "http://127.0.0.1:3000/" }
+  }
+
+  variables {
+    enable_ai_gateway = true
+  }
+
+  assert {
+    condition     = !local.ai_gateway_in_clear
+    error_message = "a loopback access URL never leaves the host: no warning"
+  }
+}
+
 run "agent_firewall_module_outputs_become_wrapper_config_and_separator" {
   command = plan
 

@@ -179,6 +179,22 @@ check "agentapi_version_alias" {
   }
 }
 
+# The gateway's address is the access URL's: over http:// every model request
+# carries the owner's full-scope session token in clear, readable on any
+# network between the workspace and Coder. Loopback never leaves the host. A
+# warning, not an error: a deployment whose access URL is http:// already
+# sends its agent's token so.
+locals {
+  ai_gateway_in_clear = var.enable_ai_gateway && startswith(lower(data.coder_workspace.me.access_url), "http://") && !can(regex("^http://(localhost|127\\.[0-9.]+|\\[::1\\])(:[0-9]+)?(/|$)", lower(data.coder_workspace.me.access_url)))
+}
+
+check "ai_gateway_over_https" {
+  assert {
+    condition     = !local.ai_gateway_in_clear
+    error_message = "Give the deployment an https:// access URL, or set enable_ai_gateway = false: with enable_ai_gateway, Goose sends the workspace owner's session token with every model request to ${data.coder_workspace.me.access_url}, which is plain http://, so anyone on the network between the workspace and Coder can read it and act as the owner."
+  }
+}
+
 # The owner's session token for the AI Gateway, as the registry's agent modules
 # pass secrets (registry/coder/modules/claude-code/main.tf @ 6be121e4). Coder
 # issues a new one at every workspace build.

@@ -73,6 +73,7 @@ export async function startSupervisor(opts: {
         GOOSE_MODULE_RUNTIME: process.execPath,
         GOOSE_MODULE_RUNTIME_KIND: process.versions.bun ? "bun" : "node",
         GOOSE_MODULE_RUNTIME_SHA256: runtimeSha256,
+        GOOSE_MODULE_TOKEN_ENV: opts.config.goose.aiGateway.enabled ? opts.config.goose.aiGateway.tokenEnv : "",
         GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
         // Empty: no autosave.
         GOOSE_MODULE_SESSIONS_DB: target.persistence ? gooseSessionsDb(process.env, homeDir()) : "",

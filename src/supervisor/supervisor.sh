@@ -20,10 +20,11 @@ pid_file=$GOOSE_MODULE_AGENTAPI_PID_FILE
 db=$GOOSE_MODULE_SESSIONS_DB
 note=$GOOSE_MODULE_WATCH_NOTE
 runtime_sum=$GOOSE_MODULE_RUNTIME_SHA256
+token_env=$GOOSE_MODULE_TOKEN_ENV
 # Nothing this loop starts inherits them (AgentAPI and Goose least of all).
 unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_RUNTIME_KIND \
   GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE \
-  GOOSE_MODULE_RUNTIME_SHA256
+  GOOSE_MODULE_RUNTIME_SHA256 GOOSE_MODULE_TOKEN_ENV
 own=$dir/supervisor.pid
 mark=$dir/supervisor.mark
 child=
@@ -114,12 +115,24 @@ runtime_unchanged() {
   leave 1
 }
 
+# The end of run_mode's pipeline, in a child process of its own (as every
+# element of a background pipeline is), so what it changes is that child's
+# alone, and its `exec` keeps $! the runtime's PID. Only a restart, which
+# launches Goose, keeps the gateway token's variable.
+start_helper() {
+  mode=$1
+  if [ "$kind" = bun ]; then set -- run - "$@"; else set -- --input-type=module - "$@"; fi
+  if [ "$mode" != goose-module-restart ] && [ -n "$token_env" ]; then unset "$token_env"; fi
+  CODER_MODULE_SETTINGS=$settings
+  export CODER_MODULE_SETTINGS
+  exec "$runtime" "$@"
+}
+
 # Starts the start script's code in the background, as the coder_script does
 # (run.sh.tftpl): decoded from its gzip+base64 text into the runtime's stdin.
 run_mode() {
   runtime_unchanged
-  if [ "$kind" = bun ]; then set -- run - "$@"; else set -- --input-type=module - "$@"; fi
-  printf '%s' "$script" | base64 -d | gzip -dc | CODER_MODULE_SETTINGS=$settings "$runtime" "$@" &
+  printf '%s' "$script" | base64 -d | gzip -dc | start_helper "$@" &
 }
 
 # Goose writes a turn's user rows when it is sent and its reply when it ends

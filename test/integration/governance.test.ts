@@ -30,12 +30,14 @@ import {
 } from "./governance-scenario.js";
 import {
   agentapiPids,
+  cmdline,
   environOf,
   flat,
   newWorkspace,
   output,
   PROMPT,
   sendWithoutWaiting,
+  setTurnMs,
   start,
   stop,
   supervisorLog,
@@ -163,6 +165,30 @@ describe("AI Gateway", () => {
 
 /** A wrapper that runs the command after its `--` with no firewall. */
 const UNCONFINED_WRAPPER = '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done\nshift\nexec "$@"\n';
+
+describe("AI Gateway token", () => {
+  it("the supervisor's autosave helper, which needs no token, gets none", async () => {
+    const ws = await newWorkspace();
+    const gateway = await newGateway();
+    const rendered = await build(ws, gateway, TOKEN_1, OPENAI);
+    await start(ws, rendered);
+    // A turn long enough for the helper, which saves at the turn's end, to be read meanwhile.
+    await setTurnMs(ws, 4000);
+    await sendWithoutWaiting(ws, "A turn the supervisor saves after.");
+    const helper = await ws.waitFor("the supervisor's autosave helper", async () => {
+      for (const pid of await ws.processes()) if ((await cmdline(pid)).includes("goose-module-autosave")) return pid;
+      return undefined;
+    });
+    const environ = await environOf(helper);
+    // Its settings show it was read before it exited.
+    expect(environ.has("CODER_MODULE_SETTINGS")).toBe(true);
+    expect(namesHolding(environ, TOKEN_1)).toEqual([]);
+    const [supervisor] = await supervisors(ws);
+    expect(namesHolding(await environOf(supervisor as number), TOKEN_1)).toEqual(["CODER_GOOSE_AI_GATEWAY_TOKEN"]);
+    await waitTurns(ws, 1);
+    await stop(ws, rendered);
+  });
+});
 
 describe("Agent Firewall", () => {
   it("Goose alone runs inside it, reaches the allowed gateway, and a supervisor restart uses the same wrapper", async () => {

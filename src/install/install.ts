@@ -175,36 +175,46 @@ interface GooseInstall {
   env: NodeJS.ProcessEnv;
 }
 
-/** Goose from its release tarball, checked, then unpacked with tar into <binDir>/goose. */
-async function installGooseRelease(opts: GooseInstall): Promise<{ file: string; verified: boolean; sha256: string }> {
+/**
+ * Goose from its release tarball, checked, then unpacked with tar into
+ * <binDir>/goose. With `keep`, a verified tarball stays at that path, and a
+ * later start unpacks it again instead of downloading while its SHA-256 still
+ * matches the pin.
+ */
+async function installGooseRelease(
+  opts: GooseInstall,
+  keep: string | null,
+): Promise<{ file: string; verified: boolean; sha256: string }> {
   const tar = await requiredTool("tar", opts.pathValue, "unpacking Goose's release (.tar.bz2)");
   await requiredTool("bzip2", opts.pathValue, "unpacking Goose's release (.tar.bz2)");
   const arch = requireReleaseArch(process.arch, "Goose", "install_goose");
   const url = gooseAssetUrl(opts.downloadUrl, opts.version, arch);
   await mkdirPrivate(opts.workDir);
-  const archive = path.join(opts.workDir, "goose.tar.bz2.download");
   const what = `goose ${opts.version}`;
-  const { verified, sha256 } = await fetchChecked({
-    what,
-    url,
-    dest: archive,
-    sha256: opts.sha256,
-    arch,
-    env: opts.env,
-  });
+  const kept = keep === null ? null : await sha256OfFile(keep);
+  let archive = path.join(opts.workDir, "goose.tar.bz2.download");
+  let checked: { verified: boolean; sha256: string };
+  if (keep !== null && kept !== null && kept === expectedSha256(opts.sha256, arch)) {
+    log(`${what}: unpacking the tarball kept at ${keep} again; its SHA-256 ${kept} matches goose_sha256["${arch}"]`);
+    archive = keep;
+    checked = { verified: true, sha256: kept };
+  } else {
+    checked = await fetchChecked({ what, url, dest: archive, sha256: opts.sha256, arch, env: opts.env });
+  }
   await mkdirPrivate(opts.binDir);
   const file = path.join(opts.binDir, `.goose.${process.pid}.download`);
   try {
     await extractGoose({ tar, archive, dest: file, source: shownUrl(url), env: opts.env });
   } finally {
-    await rm(archive, { force: true });
+    if (keep !== null && checked.verified) await rename(archive, keep);
+    else await rm(archive, { force: true });
   }
   // open(2)'s mode went through the umask; goose is run by the user's other tools too.
   await chmod(file, 0o755).catch(async (error) => {
     await rm(file, { force: true });
     throw error;
   });
-  return { file, verified, sha256 };
+  return { file, ...checked };
 }
 
 /**
@@ -242,8 +252,15 @@ async function installGooseWithInstaller(opts: GooseInstall): Promise<void> {
 
 // goose_sha256 pins the release tarball, not the binary in it, so an
 // installed goose is checked against what the module unpacked from a tarball
-// that matched the pin: this record, in the module's private folder.
+// that matched the pin: this record, in the module's private folder. The
+// workspace user, and so Goose's tool calls, can rewrite both the binary and
+// the record, which only matters where Goose is confined: without
+// agent_firewall, a goose forged so runs nothing that Goose could not already
+// run as the same user. With agent_firewall the record is not used: the start
+// unpacks goose again, every time, from the tarball it verified, kept beside
+// the record and checked against the pin first (docs/operations.md gives the cost).
 const GOOSE_RECORD = "goose-verified.json";
+const GOOSE_TARBALL = "goose-verified.tar.bz2";
 
 interface GooseRecord {
   /** The goose the module unpacked and installed. */
@@ -269,7 +286,12 @@ async function readGooseRecord(file: string): Promise<Partial<GooseRecord> | nul
  * the module unpacked from a tarball matching the pin, unchanged since; any
  * other goose on PATH is not run, and the pinned one is installed.
  */
-export async function ensureGoose(opts: GooseInstall & { install: boolean }): Promise<Installed> {
+export async function ensureGoose(
+  opts: GooseInstall & {
+    install: boolean /** agent_firewall is set: never trust the record (above). */;
+    confined: boolean;
+  },
+): Promise<Installed> {
   const searchPath = `${opts.binDir}:${opts.pathValue}`;
   const existing = await commandPath("goose", searchPath);
   if (!opts.install) {
@@ -284,7 +306,8 @@ export async function ensureGoose(opts: GooseInstall & { install: boolean }): Pr
   const installed = path.join(opts.binDir, "goose");
   const recordFile = path.join(opts.workDir, GOOSE_RECORD);
   const pinned = opts.installerUrl === "" && Object.keys(opts.sha256.pins).length > 0;
-  if (pinned) {
+  const keep = pinned && opts.confined ? path.join(opts.workDir, GOOSE_TARBALL) : null;
+  if (pinned && keep === null) {
     const arch = requireReleaseArch(process.arch, "Goose", "install_goose");
     const expected = expectedSha256(opts.sha256, arch);
     const record = await readGooseRecord(recordFile);
@@ -304,7 +327,7 @@ export async function ensureGoose(opts: GooseInstall & { install: boolean }): Pr
       log(
         `${existing} is not the goose this module unpacked from a tarball matching goose_sha256["${arch}"], so it is not used; installing the pinned Goose`,
       );
-  } else if (existing && (await installedVersion(existing, opts.env)) === wanted) {
+  } else if (!pinned && existing && (await installedVersion(existing, opts.env)) === wanted) {
     log(`goose ${wanted} already installed at ${existing} (NOT verified: goose_sha256 is empty)`);
     return { bin: existing, download: "none (already installed)" };
   }
@@ -313,7 +336,7 @@ export async function ensureGoose(opts: GooseInstall & { install: boolean }): Pr
   let download = "NOT verified (goose_installer_url)";
   let tarball: string | null = null;
   if (opts.installerUrl === "") {
-    const release = await installGooseRelease({ ...opts, version: wanted });
+    const release = await installGooseRelease({ ...opts, version: wanted }, keep);
     candidate = release.file;
     download = verifiedWord(release.verified);
     if (release.verified) tarball = release.sha256;

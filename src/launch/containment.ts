@@ -182,7 +182,7 @@ export async function checkContainment(verified: Measured[], uid: number): Promi
   const changes = containmentChanges(verified, await measure(verified, uid));
   if (changes.length > 0)
     throw new ContainmentChanged(
-      `Goose was not relaunched, because what confines it changed since the start verified it: ${changes.join("; ")}. Check these files, then restart the workspace: if nobody meant to change them, Goose or a command it ran did (see the README's AI governance section).`,
+      `Check what changed, then restart the workspace: Goose was not relaunched, because files the start verified changed since: ${changes.join("; ")}. If nobody meant to change them, Goose or a command it ran did (see the README's AI governance section).`,
     );
 }
 

@@ -41,6 +41,7 @@ export async function installAndConfigure(
     });
     const gooseInstall = await ensureGoose({
       install: goose.install,
+      confined: goose.commandPrefix.length > 0,
       version: goose.version,
       downloadUrl: goose.downloadUrl,
       installerUrl: goose.installerUrl,

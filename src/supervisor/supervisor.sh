@@ -109,7 +109,7 @@ runtime_unchanged() {
   now=$(sha256sum "$runtime" 2> /dev/null || shasum -a 256 "$runtime" 2> /dev/null)
   now=${now%% *}
   [ "$now" = "$runtime_sum" ] && return 0
-  log "gave up: $runtime, the runtime that runs the supervisor's restarts and saves outside the Agent Firewall, changed since the start verified it (SHA-256 ${now:-unreadable}, was $runtime_sum), so nothing is relaunched. Check it, then restart the workspace: if nobody meant to change it, Goose or a command it ran did"
+  log "gave up: Check $runtime, then restart the workspace: the runtime that runs the supervisor's restarts and saves outside the Agent Firewall changed since the start verified it (SHA-256 ${now:-unreadable}, was $runtime_sum), so nothing is relaunched. If nobody meant to change it, Goose or a command it ran did"
   term_children
   wait
   leave 1

@@ -4,7 +4,7 @@
 // follows the workspace's proxy variables. AgentAPI is the real binary, Goose
 // the test double packed as Goose's release tarball.
 
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EgressProxy, gooseTarball, sha256, throwawayCertificate, tools } from "../../support/workspace/index.js";
@@ -32,6 +32,9 @@ import {
   SYSTEM_PATH,
   start,
   stop,
+  supervisorLog,
+  supervisors,
+  theAgentapi,
 } from "./scenario.js";
 
 const AGENTAPI_VERSION = () => tools.agentapiNewVersion;
@@ -184,6 +187,71 @@ describe("a pin means the binary that runs is verified", () => {
     expect(mirror.requests).toEqual([GOOSE_ROUTE]);
     expect(await exists(marker)).toBe(false);
     await ws.waitStable();
+  });
+});
+
+describe("a pin covers what runs, every time it runs", () => {
+  it("a supervisor's restart never runs a bin/agentapi replaced after the start: it gives up and names the change", async () => {
+    const ws = await newWorkspace();
+    const genuine = await readFile(tools.agentapiNew);
+    const mirror = await mirrorServing({ [agentapiRoute()]: genuine });
+    const rendered = await render(ws, agentapiFrom(mirror.url, sha256(genuine)));
+    await start(ws, rendered);
+    await ws.waitStable();
+
+    const marker = path.join(ws.home, "replaced-agentapi-ran");
+    const target = path.join(ws.moduleDir, "bin", "agentapi");
+    const replacement = markerBinary(marker, `agentapi version ${AGENTAPI_VERSION()}`);
+    // Renamed into place: the running AgentAPI's file cannot be written.
+    await writeFile(`${target}.new`, replacement, { mode: 0o755 });
+    await rename(`${target}.new`, target);
+    process.kill(await theAgentapi(ws), "SIGKILL");
+
+    const log = await ws.waitFor("the supervisor's restart or give-up", async () => {
+      const text = await supervisorLog(ws);
+      return /gave up:|restarted:/.test(text) ? text : undefined;
+    });
+    expect(log).not.toMatch(/restarted:/);
+    expect(log).toContain(
+      `gave up: Check what changed, then restart the workspace: Goose was not relaunched, because files the start verified changed since: agentapi ${target} was SHA-256 ${sha256(genuine)} at the start, now SHA-256 ${sha256(replacement)}.`,
+    );
+    expect(await exists(marker)).toBe(false);
+    await ws.waitFor("the supervisor's exit", async () => (await supervisors(ws)).length === 0);
+  });
+
+  it("with agent_firewall, a goose forged together with goose-verified.json never runs: the start unpacks the kept, re-verified tarball again", async () => {
+    const ws = await newWorkspace();
+    const tarball = await gooseTarball(ws.goose.bin);
+    const mirror = await mirrorServing({ [GOOSE_ROUTE]: tarball });
+    // Any prefix that runs the command after it: the pin's handling is what is tested here.
+    const rendered = await render(ws, {
+      ...gooseFrom(mirror.url, sha256(tarball)),
+      agent_firewall: { command: ["env"] },
+    });
+    const pathDirs = [agentapiDir(), ...SYSTEM_PATH];
+    const installed = path.join(ws.home, ...LOCAL_BIN, "goose");
+    expectOk(await runWithPath(ws, rendered.start, pathDirs), "start");
+    await ws.waitStable();
+    await stop(ws, rendered);
+
+    // What a tool call can do between two starts: replace goose, and its record to match.
+    const marker = path.join(ws.home, "forged-goose-ran");
+    const forged = markerBinary(marker, `goose ${GOOSE_VERSION}`);
+    await writeFile(installed, forged, { mode: 0o755 });
+    const record = { binary: installed, sha256: sha256(forged), tarball_sha256: sha256(tarball) };
+    await writeFile(path.join(ws.moduleDir, "bin", "goose-verified.json"), `${JSON.stringify(record)}\n`);
+
+    const second = await runWithPath(ws, rendered.start, pathDirs);
+    expectOk(second, "start");
+    const kept = path.join(ws.moduleDir, "bin", "goose-verified.tar.bz2");
+    expect(second.stdout).toContain(
+      `goose ${GOOSE_VERSION}: unpacking the tarball kept at ${kept} again; its SHA-256 ${sha256(tarball)} matches goose_sha256["${ARCH}"]`,
+    );
+    expect(await exists(marker)).toBe(false);
+    expect(sha256(await readFile(installed))).toBe(sha256(await readFile(ws.goose.bin)));
+    expect(mirror.requests).toEqual([GOOSE_ROUTE]);
+    await ws.waitStable();
+    await stop(ws, rendered);
   });
 });
 

@@ -250,7 +250,7 @@ describe("Agent Firewall", () => {
     expect(log).not.toMatch(/restarted:/);
     const reason = /gave up: (.*)/.exec(log)?.[1] ?? "";
     expect(reason).toContain(`the firewall command ${wrapper} was SHA-256 `);
-    expect(reason).toMatch(/^Goose was not relaunched/);
+    expect(reason).toMatch(/^Check what changed, then restart the workspace: Goose was not relaunched/);
     await ws.waitFor("the supervisor's exit", async () => (await supervisors(ws)).length === 0);
     expect(await agentapiPids(ws)).toEqual([]);
     const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");
@@ -285,7 +285,7 @@ describe("Agent Firewall", () => {
     });
     expect(log).not.toMatch(/restarted:/);
     expect(log).toContain(
-      `gave up: ${runtime}, the runtime that runs the supervisor's restarts and saves outside the Agent Firewall, changed since the start verified it`,
+      `gave up: Check ${runtime}, then restart the workspace: the runtime that runs the supervisor's restarts and saves outside the Agent Firewall changed since the start verified it`,
     );
     await ws.waitFor("the supervisor's exit", async () => (await supervisors(ws)).length === 0);
     expect(await agentapiPids(ws)).toEqual([]);

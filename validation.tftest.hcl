@@ -426,6 +426,14 @@ run "agent_firewall_command_starting_empty" {
   expect_failures = [var.agent_firewall]
 }
 
+run "agent_firewall_command_starting_with_an_option" {
+  command = plan
+  variables {
+    agent_firewall = { command = ["-v", "boundary", "--"] }
+  }
+  expect_failures = [var.agent_firewall]
+}
+
 # The values version 3.x's README and defaults used, each decided at plan time
 # (README, Upgrading from 3.x). An alias plans with a warning and hands the
 # scripts the tested release, never the alias.

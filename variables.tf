@@ -486,4 +486,10 @@ variable "agent_firewall" {
     condition     = var.agent_firewall == null || length(try(var.agent_firewall.command, [])) == 0 || trimspace(try(var.agent_firewall.command[0], "")) != ""
     error_message = "agent_firewall.command must start with the name or path of the firewall's command."
   }
+
+  # The prefix runs after env(1), which would read a leading "-" word as its own option.
+  validation {
+    condition     = var.agent_firewall == null || !startswith(trimspace(try(var.agent_firewall.command[0], "")), "-")
+    error_message = "agent_firewall.command must start with the firewall's command (such as \"boundary\" or a path), not an option: its first word starts with \"-\"."
+  }
 }

@@ -128,5 +128,7 @@ export function buildLaunchEnv(
  */
 export function withUserTmpdir(prefix: string[], goose: string, userTmpdir: string | undefined): string[] {
   if ((prefix[0] ?? goose).includes("=")) return prefix;
-  return ["env", ...(userTmpdir === undefined ? ["-u", "TMPDIR"] : [`TMPDIR=${userTmpdir}`]), ...prefix];
+  // "--" ends env's options, so a command starting with "-" is run (and
+  // fails), never read as an option of env's that would drop the firewall.
+  return ["env", ...(userTmpdir === undefined ? ["-u", "TMPDIR", "--"] : ["--", `TMPDIR=${userTmpdir}`]), ...prefix];
 }

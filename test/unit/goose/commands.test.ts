@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, withUserTmpdir } from "../../../src/goose/commands.js";
 
@@ -109,16 +110,17 @@ describe("buildLaunchEnv", () => {
 
 // TMPDIR: the module's for AgentAPI, the user's for what it starts.
 it.each([
-  ["the user's TMPDIR back", [], "/bin/goose", "/user/tmp", ["env", "TMPDIR=/user/tmp"]],
-  ["no TMPDIR when the user had none", [], "/bin/goose", undefined, ["env", "-u", "TMPDIR"]],
+  ["the user's TMPDIR back", [], "/bin/goose", "/user/tmp", ["env", "--", "TMPDIR=/user/tmp"]],
+  ["no TMPDIR when the user had none", [], "/bin/goose", undefined, ["env", "-u", "TMPDIR", "--"]],
   [
     "before the firewall's prefix, as one word whatever it holds",
     ["/fw/run", "--"],
     "/bin/goose",
     "/t m p/$(x)\n=;'",
-    ["env", "TMPDIR=/t m p/$(x)\n=;'", "/fw/run", "--"],
+    ["env", "--", "TMPDIR=/t m p/$(x)\n=;'", "/fw/run", "--"],
   ],
-  ["an empty TMPDIR stays empty", [], "/bin/goose", "", ["env", "TMPDIR="]],
+  ["an empty TMPDIR stays empty", [], "/bin/goose", "", ["env", "--", "TMPDIR="]],
+  ["a command starting with - stays the command", ["-v"], "/bin/goose", undefined, ["env", "-u", "TMPDIR", "--", "-v"]],
   ["no wrapper when env would read the command as a setting", [], "/a=b/goose", "/user/tmp", []],
   ["nor when the prefix's command holds =", ["/x=y/fw"], "/bin/goose", "/user/tmp", ["/x=y/fw"]],
 ] as Array<[string, string[], string, string | undefined, string[]]>)(
@@ -127,3 +129,15 @@ it.each([
     expect(withUserTmpdir(prefix, goose, user)).toEqual(want);
   },
 );
+
+// env(1) itself, as AgentAPI runs the prefix: a firewall command that looks
+// like an option of env's must fail, never run Goose without the firewall.
+it.each([
+  ["without a TMPDIR", undefined],
+  ["with the user's TMPDIR", "/tmp"],
+])("withUserTmpdir: env runs a firewall command named -v as a command, so Goose never starts (%s)", (_, user) => {
+  const [env, ...args] = withUserTmpdir(["-v"], "/bin/echo", user);
+  const ran = spawnSync(env as string, [...args, "/bin/echo", "goose ran"], { encoding: "utf8" });
+  expect(ran.stdout).not.toContain("goose ran");
+  expect(ran.status).toBe(127);
+});

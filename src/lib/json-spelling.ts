@@ -14,10 +14,22 @@ export type JsonValue =
   | { kind: "object"; members: Array<[string, JsonValue]> };
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-// A string: unescaped characters other than control characters, and escapes (RFC 8259, section 7).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON forbids raw control characters in strings.
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+const HEX4 = /[0-9a-fA-F]{4}/y;
+const SIMPLE_ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t"]);
+// Go's scanner refuses a value nested deeper (maxNestingDepth in
+// encoding/json/scanner.go, Go 1.15 and later).
+const MAX_DEPTH = 10_000;
 
+/** An array or object being read, and the key its next member goes under. */
+interface Open {
+  value: JsonValue & { kind: "array" | "object" };
+  key: string;
+}
+
+// Iterative, with its own stack, and strings read by a loop rather than a
+// regular expression: a file nested 10,000 deep or holding a string of many
+// millions of characters, both of which Go decodes, must not exhaust the
+// JavaScript stack (a backtracking regular expression recurses per character).
 class Reader {
   at = 0;
   constructor(readonly text: string) {}
@@ -47,19 +59,44 @@ class Reader {
     return true;
   }
 
+  /** A string: characters other than control characters, and escapes (RFC 8259, section 7). */
   string(): { kind: "string"; raw: string; value: string } {
-    const quoted = this.match(STRING) ?? this.fail("a malformed string");
-    const raw = quoted.slice(1, -1);
+    const { text } = this;
+    const start = this.at;
+    if (text[start] !== '"') this.fail("a malformed string");
+    let at = start + 1;
+    let escaped = false;
+    for (;;) {
+      const c = text.charCodeAt(at);
+      if (c === 34) break;
+      if (Number.isNaN(c) || c < 0x20) {
+        this.at = at;
+        this.fail("a malformed string");
+      }
+      if (c !== 92) {
+        at++;
+        continue;
+      }
+      escaped = true;
+      const next = text[at + 1] ?? "";
+      if (SIMPLE_ESCAPES.has(next)) at += 2;
+      else {
+        HEX4.lastIndex = at + 2;
+        if (next !== "u" || !HEX4.test(text)) {
+          this.at = at;
+          this.fail("a malformed string");
+        }
+        at += 6;
+      }
+    }
+    this.at = at + 1;
+    const raw = text.slice(start + 1, at);
     // Without a backslash the text is its own value; only escapes need decoding.
-    return { kind: "string", raw, value: raw.includes("\\") ? (JSON.parse(quoted) as string) : raw };
+    return { kind: "string", raw, value: escaped ? (JSON.parse(text.slice(start, at + 1)) as string) : raw };
   }
 
-  value(): JsonValue {
-    this.skip();
-    const c = this.text[this.at];
-    if (c === "{") return this.object();
-    if (c === "[") return this.array();
-    if (c === '"') return this.string();
+  scalar(): JsonValue {
+    if (this.text[this.at] === '"') return this.string();
     if (this.literal("null")) return { kind: "null" };
     if (this.literal("true")) return { kind: "bool", value: true };
     if (this.literal("false")) return { kind: "bool", value: false };
@@ -67,35 +104,53 @@ class Reader {
     return raw === null ? this.fail("an unexpected character") : { kind: "number", raw };
   }
 
-  /** Calls `each` for every element of a `[...]` or `{...}` opened at the current position. */
-  list(close: string, each: () => void): void {
-    this.at++;
+  /** A member's key and its colon. */
+  key(): string {
     this.skip();
-    if (this.literal(close)) return;
+    const key = this.string().value;
+    this.skip();
+    if (!this.literal(":")) this.fail('":" expected');
+    return key;
+  }
+
+  value(): JsonValue {
+    const open: Open[] = [];
     for (;;) {
-      each();
       this.skip();
-      if (this.literal(close)) return;
-      if (!this.literal(",")) this.fail(`"," or "${close}" expected`);
+      const c = this.text[this.at];
+      let done: JsonValue;
+      if (c === "[" || c === "{") {
+        if (open.length >= MAX_DEPTH)
+          this.fail(`nesting deeper than ${MAX_DEPTH} levels, which AgentAPI's Go decoder refuses too,`);
+        this.at++;
+        this.skip();
+        const value: Open["value"] = c === "[" ? { kind: "array", items: [] } : { kind: "object", members: [] };
+        if (!this.literal(c === "[" ? "]" : "}")) {
+          open.push({ value, key: c === "{" ? this.key() : "" });
+          continue;
+        }
+        done = value;
+      } else {
+        done = this.scalar();
+      }
+      // Hands the finished value to the containers above it, closing each that ends here.
+      for (;;) {
+        const top = open.at(-1);
+        if (top === undefined) return done;
+        if (top.value.kind === "array") top.value.items.push(done);
+        else top.value.members.push([top.key, done]);
+        this.skip();
+        const close = top.value.kind === "array" ? "]" : "}";
+        if (this.literal(close)) {
+          open.pop();
+          done = top.value;
+          continue;
+        }
+        if (!this.literal(",")) this.fail(`"," or "${close}" expected`);
+        if (top.value.kind === "object") top.key = this.key();
+        break;
+      }
     }
-  }
-
-  array(): JsonValue {
-    const items: JsonValue[] = [];
-    this.list("]", () => items.push(this.value()));
-    return { kind: "array", items };
-  }
-
-  object(): JsonValue {
-    const members: Array<[string, JsonValue]> = [];
-    this.list("}", () => {
-      this.skip();
-      const key = this.string().value;
-      this.skip();
-      if (!this.literal(":")) this.fail('":" expected');
-      members.push([key, this.value()]);
-    });
-    return { kind: "object", members };
   }
 }
 

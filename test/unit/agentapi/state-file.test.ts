@@ -113,3 +113,35 @@ it("names what AgentAPI would refuse", () => {
     reason: "message 0's id is spelled 1e300, not as an integer (AgentAPI would refuse the whole file)",
   });
 });
+
+// Sizes Go decodes that a recursive reader, or a backtracking regular
+// expression, could not: each verdict checked with Go 1.26.8's encoding/json
+// as above (its scanner refuses nesting deeper than 10,000: maxNestingDepth
+// in encoding/json/scanner.go).
+const nested = (depth: number) =>
+  `{"version":1,"messages":[],"extra":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+const long = (text: string) => `{"version":1,"messages":[{"id":0,"message":"${text}","role":"user"}]}`;
+
+it.each([
+  ["nesting 10,000 deep", nested(10_000), { kind: "valid", messages: 0, userMessages: 0, initialPromptSent: false }],
+  [
+    "a message of 10,000,000 characters",
+    long("a".repeat(10_000_000)),
+    { kind: "valid", messages: 1, userMessages: 1, initialPromptSent: false },
+  ],
+  [
+    "a message of 5,000,000 escapes",
+    long("\\n".repeat(5_000_000)),
+    { kind: "valid", messages: 1, userMessages: 1, initialPromptSent: false },
+  ],
+  [
+    "nesting 10,001 deep, which Go refuses",
+    nested(10_001),
+    {
+      kind: "invalid",
+      reason: `not JSON (nesting deeper than 10000 levels, which AgentAPI's Go decoder refuses too, at position ${'{"version":1,"messages":[],"extra":'.length + 9_999})`,
+    },
+  ],
+])("%s: read as Go reads it, without exhausting the stack", (_name, text, expected) => {
+  expect(summarizeState(text)).toEqual(expected);
+});

@@ -50,7 +50,7 @@ export function recording(value: unknown, read: Set<string>, prefix = ""): unkno
 export async function pathWithoutNode(fetcher: "curl" | "wget" = "curl"): Promise<string> {
   const bin = path.join(await scratchDir("bin"), "bin");
   await mkdir(bin);
-  const tools = "sh base64 gzip mkdir mv rm cat uname tar xz sha256sum cut printf dirname mktemp".split(" ");
+  const tools = "sh base64 gzip mkdir mv rm cat uname tar xz sha256sum cut printf dirname mktemp head wc".split(" ");
   for (const tool of [...tools, fetcher]) {
     for (const dir of ["/usr/bin", "/bin"]) {
       if ((await readdir(dir)).includes(tool)) {

@@ -155,6 +155,43 @@ describe("runtime bootstrap", () => {
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/s3cr3t|mirror-user/);
   });
 
+  // A mirror that streams without a length: curl's --max-filesize cannot see
+  // it coming (before curl 8.4) and wget has no cap of its own.
+  it.each(["curl", "wget"] as const)(
+    "stops a Node.js download with %s that grows past 256 MiB without announcing its size, and leaves nothing",
+    async (fetcher) => {
+      const cap = 256 * 1024 * 1024;
+      const offered = 4 * cap;
+      let sent = 0;
+      server = createServer((_req, res) => {
+        res.writeHead(200, { "Content-Type": "application/octet-stream" });
+        const chunk = Buffer.alloc(1024 * 1024, 1);
+        const more = () => {
+          while (sent < offered && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once("drain", more);
+          }
+          res.end();
+        };
+        res.on("close", () => res.destroy());
+        more();
+      });
+      const port = await freePort();
+      await new Promise<void>((resolve) => server!.listen(port, "127.0.0.1", resolve));
+      const rendered = await renderModule({ ...base, node_download_url: `http://127.0.0.1:${port}/mirror/node` });
+      const home = await scratchDir("home");
+      const env = { HOME: home, PATH: await pathWithoutNode(fetcher) };
+
+      const result = await run("/bin/sh", ["-c", rendered.start], { env });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(`grew past ${cap} bytes and was stopped`);
+      // What the kernel's socket buffers took beyond the cap, never the rest.
+      expect(sent).toBeLessThan(cap + 64 * 1024 * 1024);
+      const moduleDir = path.join(home, ".coder-modules", "coder", "goose");
+      expect((await readdir(moduleDir)).filter((name) => name.startsWith("node"))).toEqual([]);
+    },
+  );
+
   // curl reads http_proxy only in lower case and wget every proxy variable;
   // the wrapper passes on the upper-case ones, so both go through a proxy set
   // as HTTP_PROXY, and around it for a host NO_PROXY names.

@@ -17,6 +17,30 @@ it.each([
   ["http://localhost.evil.example/x", "http://localhost/r", false],
   ["file:///etc/shadow", "http://localhost/r", false],
   ["ftp://mirror/x", "https://github.com/r", false],
+  // https:// to this machine or its private network: only from there.
+  ["https://127.0.0.1:8443/x", "https://github.com/r", false],
+  ["https://localhost/x", "https://github.com/r", false],
+  ["https://admin.localhost/x", "https://github.com/r", false],
+  ["https://[::1]/x", "https://github.com/r", false],
+  ["https://2130706433/x", "https://github.com/r", false], // 127.0.0.1 as one number
+  ["https://0x7f.1/x", "https://github.com/r", false],
+  ["https://10.1.2.3/x", "https://github.com/r", false],
+  ["https://172.16.0.1/x", "https://github.com/r", false],
+  ["https://172.31.255.255/x", "https://github.com/r", false],
+  ["https://192.168.1.1/x", "https://github.com/r", false],
+  ["https://169.254.169.254/latest/meta-data", "https://github.com/r", false],
+  ["https://100.64.0.1/x", "https://github.com/r", false],
+  ["https://0.0.0.0/x", "https://github.com/r", false],
+  ["https://[fd00::1]/x", "https://github.com/r", false],
+  ["https://[fe80::1]/x", "https://github.com/r", false],
+  ["https://[::ffff:127.0.0.1]/x", "https://github.com/r", false],
+  ["https://[::ffff:10.0.0.1]/x", "https://github.com/r", false],
+  ["https://172.32.0.1/x", "https://github.com/r", true],
+  ["https://100.128.0.1/x", "https://github.com/r", true],
+  ["https://[2606:4700::1111]/x", "https://github.com/r", true],
+  ["https://[::ffff:8.8.8.8]/x", "https://github.com/r", true],
+  ["https://10.0.0.9/x", "https://10.0.0.5/mirror", true],
+  ["https://mirror.internal/x", "https://10.0.0.5/mirror", true],
 ])("redirectProblem %s from %s allowed: %s", (url, from, allowed) => {
   expect(redirectProblem(new URL(url), new URL(from)) === null).toBe(allowed);
 });

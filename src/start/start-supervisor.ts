@@ -1,8 +1,10 @@
+import path from "node:path";
 import { gzipSync } from "node:zlib";
 import type { DecidedGate } from "../agentapi/version-gate.js";
 import { gooseSessionsDb } from "../goose/sessions.js";
 import { type Measured, measure, ROOT_ONLY } from "../launch/containment.js";
 import type { InstalledTools } from "../launch/launch.js";
+import { LOG_LIMITS } from "../lib/command-log.js";
 import { log, warn } from "../lib/log.js";
 import { signal } from "../lib/processes.js";
 import { readStopTarget } from "../lifecycle/launch-record.js";
@@ -75,6 +77,9 @@ export async function startSupervisor(opts: {
         GOOSE_MODULE_RUNTIME_SHA256: runtimeSha256,
         GOOSE_MODULE_TOKEN_ENV: opts.config.goose.aiGateway.enabled ? opts.config.goose.aiGateway.tokenEnv : "",
         GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
+        GOOSE_MODULE_AGENTAPI_LOG: path.join(paths.logs, "agentapi.log"),
+        GOOSE_MODULE_LOG_MAX_BYTES: String(LOG_LIMITS.maxBytes),
+        GOOSE_MODULE_LOG_GENERATIONS: String(LOG_LIMITS.generations),
         // Empty: no autosave.
         GOOSE_MODULE_SESSIONS_DB: target.persistence ? gooseSessionsDb(process.env, homeDir()) : "",
         GOOSE_MODULE_WATCH_NOTE: target.persistence

@@ -21,10 +21,14 @@ db=$GOOSE_MODULE_SESSIONS_DB
 note=$GOOSE_MODULE_WATCH_NOTE
 runtime_sum=$GOOSE_MODULE_RUNTIME_SHA256
 token_env=$GOOSE_MODULE_TOKEN_ENV
+agent_log=$GOOSE_MODULE_AGENTAPI_LOG
+log_max=$GOOSE_MODULE_LOG_MAX_BYTES
+log_keep=$GOOSE_MODULE_LOG_GENERATIONS
 # Nothing this loop starts inherits them (AgentAPI and Goose least of all).
 unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_RUNTIME_KIND \
   GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE \
-  GOOSE_MODULE_RUNTIME_SHA256 GOOSE_MODULE_TOKEN_ENV
+  GOOSE_MODULE_RUNTIME_SHA256 GOOSE_MODULE_TOKEN_ENV GOOSE_MODULE_AGENTAPI_LOG GOOSE_MODULE_LOG_MAX_BYTES \
+  GOOSE_MODULE_LOG_GENERATIONS
 own=$dir/supervisor.pid
 mark=$dir/supervisor.mark
 child=
@@ -182,6 +186,32 @@ restart() {
   done
 }
 
+# AgentAPI appends to logs/agentapi.log for as long as it runs; the launch
+# rotates it only when it opens it. The offset of AgentAPI's standard output
+# (its fdinfo's "pos", read without a fork) is where the next line goes, the
+# log's size. Once that reaches the cap, the generations move up, a copy
+# becomes agentapi.log.1, and the log is emptied through AgentAPI's own
+# descriptor, never through a link planted at its name; AgentAPI appends, so
+# it goes on at the new end. Lines written between the copy and the emptying
+# are lost. `rotated` keeps one full log from being moved twice before
+# AgentAPI writes again.
+rotated=
+bound_log() {
+  [ -n "$log_max" ] || return 0
+  pos=
+  { read -r _ pos < "/proc/$1/fdinfo/1"; } 2> /dev/null
+  case $pos in '' | *[!0-9]*) return 0 ;; esac
+  if [ "$pos" -lt "$log_max" ] || [ "$pos" = "$rotated" ]; then return 0; fi
+  rotated=$pos
+  n=$log_keep
+  while [ "$n" -gt 1 ]; do
+    mv -f "$agent_log.$((n - 1))" "$agent_log.$n" 2> /dev/null
+    n=$((n - 1))
+  done
+  (set -C && cat "/proc/$1/fd/1" > "$agent_log.1") 2> /dev/null
+  { : > "/proc/$1/fd/1"; } 2> /dev/null
+}
+
 # The start claims the PID file for this process right after starting it.
 waited=0
 until claimed; do
@@ -201,6 +231,7 @@ while :; do
     dirty=1
     while [ -d "$dir" ] && alive "$pid" && [ "$born" = "$started" ]; do
       if [ -n "$db" ]; then autosave; fi
+      bound_log "$pid"
       pause
     done
     if ! [ -d "$dir" ]; then

@@ -2,16 +2,20 @@
 // start, a restart or a supervisor's launch, so they cannot fill the home
 // volume that also holds Goose's sessions and the chat.
 
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdir, readdir, symlink, truncate, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnAgentapi } from "../../../src/launch/agentapi-process.js";
 import { LOG_LIMITS, openRotatedLog } from "../../../src/lib/command-log.js";
+import { pollUntil } from "../../../src/lib/poll.js";
 import { signal } from "../../../src/lib/processes.js";
 import type { ModulePaths } from "../../../src/settings/config.js";
 import { spawnSupervisor, supervisorLog } from "../../../src/supervisor/process.js";
 import { readText, scratchFolders } from "../scratch.js";
+
+const SUPERVISOR_SH = path.join(import.meta.dirname, "../../../src/supervisor/supervisor.sh");
 
 const fresh = scratchFolders("log-rotation-test");
 
@@ -86,5 +90,53 @@ describe("the logs that live as long as the workspace", () => {
     started.push(pid);
     expect((await readText(`${supervisorLog(paths)}.1`)).startsWith("old run\n")).toBe(true);
     expect((await readText(supervisorLog(paths))).length).toBeLessThan(LOG_LIMITS.maxBytes);
+  });
+
+  it("logs/agentapi.log stays bounded while AgentAPI runs: the supervisor rotates it under the running writer", async () => {
+    const dir = await fresh();
+    const at = (name: string) => path.join(dir, name);
+    const paths = { dir, logs: at("logs"), supervisorPid: at("supervisor.pid") } as ModulePaths;
+    await mkdir(paths.logs);
+    const logFile = path.join(paths.logs, "agentapi.log");
+    // Stands in for AgentAPI: its output appended to the log the launch opened,
+    // 400 lines of 201 bytes, then quiet, alive.
+    const out = await openRotatedLog(logFile);
+    const script =
+      'i=0; while [ $i -lt 400 ]; do printf "%0200d\\n" $i; i=$((i+1)); sleep 0.005; done; echo done; exec sleep 600';
+    const writer = spawn("/bin/sh", ["-c", script], { stdio: ["ignore", out.fd, out.fd] });
+    await out.close();
+    started.push(writer.pid as number);
+    const pidFile = at("agentapi.pid");
+    await writeFile(pidFile, `${writer.pid}\n`);
+    const cap = 4096;
+    const pid = await spawnSupervisor({
+      paths,
+      source: await readFile(SUPERVISOR_SH, "utf8"),
+      env: {
+        PATH: process.env.PATH,
+        GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile,
+        GOOSE_MODULE_SESSIONS_DB: "",
+        GOOSE_MODULE_AGENTAPI_LOG: logFile,
+        GOOSE_MODULE_LOG_MAX_BYTES: String(cap),
+        GOOSE_MODULE_LOG_GENERATIONS: "3",
+      },
+    });
+    started.push(pid);
+    await writeFile(paths.supervisorPid, `${pid}\n`);
+
+    const files = async () => (await readdir(paths.logs)).filter((name) => name.startsWith("agentapi.log")).sort();
+    const all = async () =>
+      (await Promise.all((await files()).map((name) => readText(path.join(paths.logs, name))))).join("");
+    const finished = await pollUntil(async () => ((await all()).includes("done\n") ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
+    expect("value" in finished).toBe(true);
+    expect(await files()).toEqual(["agentapi.log", "agentapi.log.1", "agentapi.log.2", "agentapi.log.3"]);
+    // The writer wrote 80,400 bytes; the log and its three generations hold what
+    // a quarter second between two looks adds at most to each, not all of it.
+    const held = await Promise.all((await files()).map(async (name) => (await stat(path.join(paths.logs, name))).size));
+    expect(held.reduce((a, b) => a + b, 0)).toBeLessThan(400 * 201);
+    expect(await all()).toMatch(/^0{197}399\n/m);
   });
 });

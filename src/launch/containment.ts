@@ -33,11 +33,18 @@ export function onlyRootWrites(entry: { uid: number; mode: number }): boolean {
   return entry.uid === 0 && (entry.mode & 0o022) === 0;
 }
 
+/** What rootOnly needs of an lstat(2) answer. */
+interface Entry {
+  uid: number;
+  mode: number;
+  isSymbolicLink(): boolean;
+  isDirectory(): boolean;
+  isFile(): boolean;
+}
+
 /** What rootOnly reads of the filesystem: lstat(2) and readlink(2), without following a link. */
 export interface EntryReader {
-  lstat(
-    file: string,
-  ): Promise<{ uid: number; mode: number; isSymbolicLink(): boolean; isDirectory(): boolean; isFile(): boolean }>;
+  lstat(file: string): Promise<Entry>;
   readlink(file: string): Promise<string>;
 }
 

@@ -24,6 +24,7 @@ export interface Measured {
 }
 
 export const ROOT_ONLY = "root";
+export const RUNTIME_ROLE = "the runtime";
 const MISSING = "missing";
 const MAX_WRAPPER_BYTES = 64 * 1024;
 const MAX_LINK_HOPS = 40;
@@ -120,14 +121,16 @@ async function wrapperText(file: string): Promise<string | null> {
 /**
  * What a launch depends on. With a firewall prefix: the firewall's command
  * (the agent-firewall module's wrapper, or the `command` form's program), its
- * config, the program the wrapper execs, and AgentAPI and goose, which run
- * outside it and start it. Without one: the binaries a pin covers, so that a
+ * config, the program the wrapper execs, AgentAPI and goose, which run
+ * outside it and start it, and the runtime. Without one: the binaries a pin covers, so that a
  * supervisor's restart runs what the start verified.
  */
 export async function containmentFiles(opts: {
   prefix: string[];
   agentapi: string;
   goose: string;
+  /** What runs the module's scripts: the supervisor runs it outside the firewall for each restart and save. */
+  runtime: string;
   pathValue: string;
   pinned: { agentapi: boolean; goose: boolean };
 }): Promise<{ role: string; path: string }[]> {
@@ -147,6 +150,7 @@ export async function containmentFiles(opts: {
   }
   if (first !== undefined || opts.pinned.agentapi) files.push({ role: "agentapi", path: opts.agentapi });
   if (first !== undefined || opts.pinned.goose) files.push({ role: "goose", path: opts.goose });
+  if (first !== undefined) files.push({ role: RUNTIME_ROLE, path: opts.runtime });
   return files;
 }
 

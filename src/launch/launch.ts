@@ -171,6 +171,7 @@ async function confinement(
     prefix,
     agentapi: tools.agentapi,
     goose: tools.gooseBin,
+    runtime: process.execPath,
     pathValue,
     pinned: {
       agentapi: config.agentapi.install && Object.keys(config.agentapi.sha256).length > 0,

@@ -2,7 +2,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import type { DecidedGate } from "../agentapi/version-gate.js";
 import { gooseSessionsDb } from "../goose/sessions.js";
-import { type Measured, measure, ROOT_ONLY } from "../launch/containment.js";
+import { type Measured, ROOT_ONLY, RUNTIME_ROLE } from "../launch/containment.js";
 import type { InstalledTools } from "../launch/launch.js";
 import { LOG_LIMITS } from "../lib/command-log.js";
 import { log, warn } from "../lib/log.js";
@@ -16,14 +16,14 @@ import { claimSupervisorPid, findSupervisor, spawnSupervisor, supervisorLog } fr
 import SUPERVISOR_SH from "../supervisor/supervisor.sh";
 
 /**
- * With agent_firewall, the runtime that runs the supervisor's restarts and
- * saves, outside the firewall, is a file a launch depends on too: the
- * supervisor checks it against this digest before each run (supervisor.sh).
- * Empty when there is no firewall or only root can change it.
+ * The runtime's SHA-256 as the start measured it (containment.ts), which the
+ * supervisor checks before each restart and save it runs the runtime for
+ * (supervisor.sh): it is that check's only copy, since the restart's own
+ * check runs in the runtime. Empty when there is no firewall or only root
+ * can change it.
  */
-async function runtimeDigest(config: StartConfig): Promise<string> {
-  if (config.goose.commandPrefix.length === 0) return "";
-  const [runtime] = await measure([{ role: "the runtime", path: process.execPath }], process.getuid?.() ?? -1);
+function runtimeDigest(containment: Measured[]): string {
+  const runtime = containment.find((m) => m.role === RUNTIME_ROLE);
   return runtime === undefined || runtime.state === ROOT_ONLY ? "" : runtime.state;
 }
 
@@ -61,7 +61,7 @@ export async function startSupervisor(opts: {
     stops: opts.stopsSeen,
     containment: opts.containment,
   });
-  const runtimeSha256 = await runtimeDigest(opts.config);
+  const runtimeSha256 = runtimeDigest(opts.containment);
   try {
     const pid = await spawnSupervisor({
       paths,

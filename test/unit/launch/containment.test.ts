@@ -138,7 +138,7 @@ describe("rootOnly: files nobody but root can change", () => {
 });
 
 describe("what a launch depends on, measured and checked", () => {
-  it("the wrapper, its config, what it execs, AgentAPI and goose; a change stops the launch and names the file", async () => {
+  it("the wrapper, its config, what it execs, AgentAPI, goose and the runtime; a change stops the launch and names the file", async () => {
     const dir = await fresh();
     const wrapper = path.join(dir, "scripts", "wrapper.sh");
     const config = path.join(dir, "config.yaml");
@@ -148,11 +148,12 @@ describe("what a launch depends on, measured and checked", () => {
     });
     await writeFile(path.join(dir, "scripts", "coder-no-caps"), "coder", { mode: 0o755 });
     await writeFile(config, "allowlist: []\n");
-    for (const name of ["agentapi", "goose"]) await writeFile(path.join(dir, name), name, { mode: 0o755 });
+    for (const name of ["agentapi", "goose", "node"]) await writeFile(path.join(dir, name), name, { mode: 0o755 });
     const files = await containmentFiles({
       prefix: [wrapper, `--config=${config}`, "--"],
       agentapi: path.join(dir, "agentapi"),
       goose: path.join(dir, "goose"),
+      runtime: path.join(dir, "node"),
       pathValue: "/usr/bin:/bin",
       pinned: { agentapi: false, goose: false },
     });
@@ -162,6 +163,7 @@ describe("what a launch depends on, measured and checked", () => {
       "the program the firewall wrapper runs: scripts/coder-no-caps",
       "agentapi: agentapi",
       "goose: goose",
+      "the runtime: node",
     ]);
     const verified = await measure(files, 0);
     await expect(checkContainment(verified, 0)).resolves.toBeUndefined();
@@ -174,7 +176,7 @@ describe("what a launch depends on, measured and checked", () => {
   });
 
   it("without a firewall, only what a pin covers", async () => {
-    const base = { prefix: [], agentapi: "/a", goose: "/g", pathValue: "" };
+    const base = { prefix: [], agentapi: "/a", goose: "/g", runtime: "/n", pathValue: "" };
     expect(await containmentFiles({ ...base, pinned: { agentapi: false, goose: false } })).toEqual([]);
     expect(await containmentFiles({ ...base, pinned: { agentapi: true, goose: false } })).toEqual([
       { role: "agentapi", path: "/a" },

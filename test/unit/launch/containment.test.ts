@@ -13,7 +13,6 @@ import {
   rootOnly,
   wrapperTarget,
 } from "../../../src/launch/containment.js";
-import { giveUpIn } from "../../../src/supervisor/process.js";
 import { scratchFolders } from "../scratch.js";
 
 const fresh = scratchFolders("containment-test");
@@ -181,16 +180,5 @@ describe("what a launch depends on, measured and checked", () => {
     expect(await containmentFiles({ ...base, pinned: { agentapi: true, goose: false } })).toEqual([
       { role: "agentapi", path: "/a" },
     ]);
-  });
-});
-
-describe("giveUpIn: the supervisor's last word, for the next start", () => {
-  it.each([
-    ["2026-01-01T00:00:00Z goose-module: warning: gave up: the wrapper changed\n", "the wrapper changed"],
-    ["2026-01-01T00:00:00Z goose-module: gave up: the runtime changed\n\n", "the runtime changed"],
-    ["goose-module: gave up: old\n2026-01-01T00:00:00Z goose-module: watching AgentAPI (PID 5)\n", null],
-    ["", null],
-  ])("%j", (text, expected) => {
-    expect(giveUpIn(text)).toBe(expected);
   });
 });

@@ -33,13 +33,15 @@ export async function deliveredIn(ws: Workspace, text = PROMPT): Promise<string[
 
 /**
  * The Goose command line AgentAPI runs: what follows `--` in its own, past the
- * env(1) that gives Goose the user's TMPDIR back (`env TMPDIR=...` or `env -u TMPDIR`).
+ * env(1) that gives Goose the user's TMPDIR back (`env -- TMPDIR=...` or `env -u TMPDIR --`).
  */
 export async function agentCommand(pid: number): Promise<string[]> {
   const argv = await cmdline(pid);
   const command = argv.slice(argv.indexOf("--") + 1);
   expect(command[0]).toBe("env");
-  return command.slice(command[1] === "-u" ? 3 : 2);
+  // env's options end at its "--"; the user's TMPDIR may follow as a setting.
+  const after = command.indexOf("--") + 1;
+  return command.slice(command[after]?.startsWith("TMPDIR=") ? after + 1 : after);
 }
 
 export interface ListedSession {

@@ -11,7 +11,7 @@ import { StepError } from "../lib/log.js";
 // workspace user, so they can rewrite every one of these that the user can
 // write, and the next launch would run what they now hold. The start
 // measures them; the supervisor keeps the measurements in its settings,
-// which live in its own memory (an argument of the process it spawns), not in
+// which live in its own memory (an environment variable the start gives it), not in
 // a file, and each restart measures again and refuses to launch on any change.
 // Only a file that root owns, in folders only root can write, cannot change
 // behind the start's back: it is recognised as such and not hashed.
@@ -30,7 +30,7 @@ const MAX_WRAPPER_BYTES = 64 * 1024;
 const MAX_LINK_HOPS = 40;
 
 /** Whether root alone can change this entry: root's, and not writable by group or others. */
-export function onlyRootWrites(entry: { uid: number; mode: number }): boolean {
+function onlyRootWrites(entry: { uid: number; mode: number }): boolean {
   return entry.uid === 0 && (entry.mode & 0o022) === 0;
 }
 

@@ -3,9 +3,9 @@ import { saveBeforeStop } from "./agentapi/state-save.js";
 import { mayTypeExit } from "./goose/mode.js";
 import { log, phase, reportFatal, warn } from "./lib/log.js";
 import { endAgentapi, settleTurn } from "./lifecycle/agentapi-end.js";
+import { verifyChatAfterStop } from "./lifecycle/chat-file.js";
 import { readLaunchRecord } from "./lifecycle/launch-record.js";
 import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle/lock.js";
-import { verifyStateAfterStop } from "./lifecycle/state-verify.js";
 import { recordStop } from "./lifecycle/stop-request.js";
 import { homeDir, parseStopConfig, takeScriptInputs } from "./settings/config.js";
 import { findAgentapiToStop, stopBounds, stopBudgetMs } from "./stop/stop-steps.js";
@@ -84,7 +84,7 @@ async function stop(
       });
   });
   const lost = await phase("verify", () =>
-    verifyStateAfterStop({
+    verifyChatAfterStop({
       stateFile,
       backupFile: launched.stateBackup,
       persistence: launched.persistence,

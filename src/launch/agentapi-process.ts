@@ -10,8 +10,8 @@ import { pollUntil } from "../lib/poll.js";
 import { describePortHolder, listensOn } from "../lib/port-owner.js";
 import { isRunning, killTree, readPidFile, removePidFile, waitForExit, writePidFile } from "../lib/processes.js";
 import { AGENTAPI_SHUTDOWN_MS, endAgentapi, endBounds, settleTurn } from "../lifecycle/agentapi-end.js";
+import { verifyChatAfterStop } from "../lifecycle/chat-file.js";
 import { acquireLifecycleLock, type LifecycleLock, lockPatience } from "../lifecycle/lock.js";
-import { verifyStateAfterStop } from "../lifecycle/state-verify.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import type { ModulePaths } from "../settings/config.js";
 import { awaitFirstTurn } from "./first-turn.js";
@@ -124,7 +124,7 @@ async function withdraw(
  * the backup taken for this launch puts it back.
  */
 function restoreOverwrittenChat(state: { stateFile: string; backupFile: string | null; persistence: boolean }) {
-  return verifyStateAfterStop({
+  return verifyChatAfterStop({
     stateFile: state.stateFile,
     backupFile: state.backupFile,
     persistence: state.persistence,

@@ -12,7 +12,6 @@ describe("parseStartConfig", () => {
   it("puts the state and PID files in the module folder when the template leaves them empty", () => {
     expect(parseStartConfig(startDocument(), HOME).paths).toMatchObject({
       stateFile: `${DIR}/agentapi-state.json`,
-      stateBackup: `${DIR}/agentapi-state.json.bak`,
       pidFile: `${DIR}/agentapi.pid`,
       launchRecord: `${DIR}/agentapi-launch.json`,
       logs: `${DIR}/logs`,
@@ -24,7 +23,6 @@ describe("parseStartConfig", () => {
     const doc = edited(startDocument(), "layer.state_file", "/var/lib/goose/chat.json");
     expect(parseStartConfig(edited(doc, "layer.pid_file", "/run/g.pid"), HOME).paths).toMatchObject({
       stateFile: "/var/lib/goose/chat.json",
-      stateOwner: "/var/lib/goose/chat.json.owner.json",
       pidFile: "/run/g.pid",
     });
   });

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { saveBeforeStop } from "./agentapi/state-save.js";
 import { mayTypeExit } from "./goose/mode.js";
 import { log, phase, reportFatal, warn } from "./lib/log.js";
@@ -65,7 +64,7 @@ async function stop(
   });
   if (note) log(`launch record: ${note}; using the settings' port and files`);
   const { port, pidFile, stateFile } = launched;
-  const agentLog = path.join(paths.logs, "agentapi.log");
+  const agentLog = paths.agentapiLog;
 
   await recordStop(paths.dir);
   await phase("supervisor", () => standDownSupervisor(paths, bounds.standDown));

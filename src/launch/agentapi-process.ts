@@ -170,7 +170,7 @@ async function useRunning(pid: number, port: number, paths: ModulePaths): Promis
   const ready = await waitForReady(port, { timeoutMs: READY_TIMEOUT_MS, exited: () => undefined });
   if (!("value" in ready))
     throw new StepError(
-      `AgentAPI (PID ${pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`,
+      `AgentAPI (PID ${pid}) is running but does not answer on port ${port}. See ${paths.agentapiLog}.`,
     );
   return true;
 }
@@ -231,7 +231,7 @@ export async function launchAgentapi(opts: {
     log(`${abortedEarly}; AgentAPI is not launched`);
     return false;
   }
-  const agentLog = path.join(paths.logs, "agentapi.log");
+  const agentLog = paths.agentapiLog;
   // The stop count is checked and AgentAPI spawned under the lifecycle lock: a
   // stop that counts itself after the check finds this AgentAPI's PID file, or
   // is seen by the check after Goose is ready.

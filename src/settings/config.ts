@@ -13,6 +13,8 @@ import { StepError } from "../lib/log.js";
 export interface ModulePaths {
   dir: string;
   logs: string;
+  /** AgentAPI's output, appended at each launch (lib/detached.ts). */
+  agentapiLog: string;
   scripts: string;
   bin: string;
   stateFile: string;
@@ -110,6 +112,7 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
   return {
     dir,
     logs: path.join(dir, "logs"),
+    agentapiLog: path.join(dir, "logs", "agentapi.log"),
     scripts: path.join(dir, "scripts"),
     bin: path.join(dir, "bin"),
     stateFile,

@@ -113,7 +113,7 @@ async function restart(doc: SupervisorInputs, standDown: StandDown, memory: Rest
     log(`restarted: ${plan.decision.mode} start of Goose session "${plan.sessionName}"`);
     return null;
   } catch (error) {
-    return describeFailure(error, path.join(config.paths.logs, "agentapi.log"), memory);
+    return describeFailure(error, config.paths.agentapiLog, memory);
   } finally {
     standDown.restarting = false;
   }
@@ -191,7 +191,7 @@ export async function autosaveMain(): Promise<number> {
     pid: found.pid,
     port,
     stateFile: paths.stateFile,
-    agentLog: path.join(paths.logs, "agentapi.log"),
+    agentLog: paths.agentapiLog,
     boundMs: AUTOSAVE_BOUND_MS,
   });
   return 0;

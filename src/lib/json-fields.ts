@@ -76,6 +76,13 @@ export class Fields {
       : this.fail(key, "a list of strings");
   }
 
+  /** A list of objects, each read as Fields. */
+  objectList(key: string): Fields[] {
+    const value = this.value[key];
+    if (!Array.isArray(value)) return this.fail(key, "a list of objects");
+    return value.map((item, i) => Fields.of(item, `${this.name(key)}[${i}]`));
+  }
+
   /** One of a fixed set of strings. */
   oneOf<T extends string>(key: string, allowed: readonly T[]): T {
     const value = this.value[key];

@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { type StateSummary, summarizeState } from "../agentapi/state-file.js";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
 import { predecessorRan } from "../goose/predecessor.js";
@@ -68,9 +68,15 @@ export async function decideLaunch(opts: {
   // 1.45-1.46 could corrupt a database written by concurrent processes
   // (aaif-goose/goose#11155).
   const notChecked = { kind: "unknown", reason: "not checked" } as const;
+  // The launch record is written at every launch, whatever the persistence;
+  // only its certain absence counts as a first launch.
+  const firstLaunch = await lstat(paths.launchRecord).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => error.code === "ENOENT",
+  );
   const [read, stateText, owner] = await Promise.all([
     goose.continue
-      ? readSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder })
+      ? readSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder, firstLaunch })
       : { probe: notChecked, tail: notChecked, sessions: null },
     readOptional(paths.stateFile),
     readChatOwner(paths.stateOwner),

@@ -1,4 +1,4 @@
-// Bundles src/start.ts and src/shutdown.ts into self-contained ES modules under
+// Bundles src/start.ts and src/stop.ts into self-contained ES modules under
 // scripts/, which the Terraform module embeds. Output is deterministic so CI
 // can rebuild and diff it.
 //
@@ -51,7 +51,7 @@ for (const first of small + capital)
   for (const second of first === first.toUpperCase() ? small + capital : small)
     if (!["do", "if", "in"].includes(first + second)) reserved.push(first + second);
 
-for (const name of ["start", "shutdown"]) {
+for (const name of ["start", "stop"]) {
   const outfile = `scripts/${name}.mjs`;
   const result = await build({
     // esbuild never gives a minified name to a global the bundled code refers

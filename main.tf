@@ -217,7 +217,7 @@ module "agentapi" {
   node_download_url = var.node_download_url
 
   start_script   = file("${path.module}/scripts/start.mjs")
-  stop_script    = file("${path.module}/scripts/shutdown.mjs")
+  stop_script    = file("${path.module}/scripts/stop.mjs")
   start_settings = jsonencode(local.start_settings)
   stop_settings  = jsonencode(local.stop_settings)
 }

@@ -13,7 +13,7 @@ const row = (name: string, bytes: number, goal?: number) =>
   `${bytesOf(name, bytes)} (${((bytes / (128 * KIB)) * 100).toFixed(0)}% of 128 KiB)${goal ? `, goal ≤ ${goal / KIB} KiB: ${bytes <= goal ? "met" : "NOT met"}` : ""}`;
 
 export async function benchSizes(): Promise<void> {
-  for (const name of ["start", "shutdown"])
+  for (const name of ["start", "stop"])
     console.log(
       `${bytesOf(`bundle scripts/${name}.mjs`, statSync(`scripts/${name}.mjs`).size)} (embedded gzip+base64)`,
     );

@@ -5,7 +5,7 @@ import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/s
 import { log, phase, reportFatal, StepError } from "./lib/log.js";
 import { describePortHolder } from "./lib/port-owner.js";
 import { stopCount } from "./lifecycle/stop-request.js";
-import { homeDir, parseStartConfig, readSettingsDocument, takeOwnScript } from "./settings/config.js";
+import { homeDir, parseStartConfig, takeScriptInputs } from "./settings/config.js";
 import { installAndConfigure } from "./start/install-step.js";
 import { startSupervisor } from "./start/start-supervisor.js";
 import { supervisorHelper } from "./supervisor/process.js";
@@ -13,9 +13,9 @@ import { autosaveMain, restartMain } from "./supervisor/supervisor.js";
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  const ownScript = takeOwnScript();
+  const { settings, ownScript } = takeScriptInputs();
   const home = homeDir();
-  const prompts = applyPromptSources(parseStartConfig(readSettingsDocument(), home));
+  const prompts = applyPromptSources(parseStartConfig(settings, home));
   const { config } = prompts;
   const { paths } = config;
   const { port } = config.agentapi;

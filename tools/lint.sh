@@ -70,9 +70,9 @@ lint_terraform() {
 
 lint_ts() {
   local colors=() extra
-  extra="$(find src -maxdepth 1 -type f ! -name start.ts ! -name shutdown.ts ! -name README.md)"
+  extra="$(find src -maxdepth 1 -type f ! -name start.ts ! -name stop.ts ! -name README.md)"
   if [[ -n "$extra" ]]; then
-    echo "src/ holds only start.ts and shutdown.ts; move these into the folder of their job (src/README.md): $extra" >&2
+    echo "src/ holds only start.ts and stop.ts; move these into the folder of their job (src/README.md): $extra" >&2
     return 1
   fi
   [[ -t 1 ]] || colors=(--colors=off) # Biome colours even a log file otherwise

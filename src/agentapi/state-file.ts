@@ -1,4 +1,4 @@
-import { type JsonValue, readFirstJsonValue } from "../lib/json-spelling.js";
+import { type JsonValue, readFirstJsonValue } from "../lib/json-as-written.js";
 
 export type StateSummary =
   | { kind: "missing" }

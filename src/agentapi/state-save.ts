@@ -5,7 +5,7 @@ import { watchFolders } from "../lib/folder-changes.js";
 import { log, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { signal } from "../lib/processes.js";
-import type { StopTarget } from "../lifecycle/launch-record.js";
+import type { Launched } from "../lifecycle/launch-record.js";
 
 interface FileMark {
   ino: number;
@@ -81,16 +81,17 @@ export async function saveState(
 
 /** The stop's save step: asks a running AgentAPI whose start confirmed persistence to save, and says how that went. */
 export async function saveBeforeStop(opts: {
-  launched: StopTarget;
-  target: number | null;
+  launched: Launched;
+  /** The running AgentAPI's PID; null when none runs. */
+  agentapiPid: number | null;
   agentLog: string;
   why: string;
   timeoutMs: number;
 }): Promise<void> {
-  const { launched, target } = opts;
+  const { launched, agentapiPid } = opts;
   if (!launched.persistence) return log(`save skipped: state persistence is off (${launched.persistenceReason})`);
-  if (target === null) return log("save skipped: AgentAPI is not running");
-  const outcome = await saveState(target, launched.stateFile, opts.agentLog, opts.timeoutMs);
+  if (agentapiPid === null) return log("save skipped: AgentAPI is not running");
+  const outcome = await saveState(agentapiPid, launched.stateFile, opts.agentLog, opts.timeoutMs);
   const full = outcome.confirmed ? null : await diskFullNote(launched.stateFile);
   (outcome.confirmed ? log : warn)(`save (${opts.why}): ${outcome.note}${full ? `; ${full}` : ""}`);
 }

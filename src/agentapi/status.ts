@@ -1,5 +1,6 @@
-import { agentapiUrl, getJson } from "../lib/http.js";
+import { getJson } from "../lib/http.js";
 import { pollUntil } from "../lib/poll.js";
+import { agentapiUrl } from "./server.js";
 
 export interface AgentStatus {
   status: string;

@@ -1,28 +1,4 @@
-/**
- * Goose's status lines, as a real Goose 1.46.1 drew them under AgentAPI (the
- * spinner while a turn runs or extensions load, the steer hint, the context
- * bar, the idle prompt and its placeholder). AgentAPI saves whatever the
- * screen showed as the last agent message, so a stop during a turn saved a
- * message made of nothing but these lines, and restored it on every start.
- */
-const STATUS_LINES: RegExp[] = [
-  /^[◐◓◑◒]\s/u,
-  /^>\s+\[Enter steer · Tab queue · Ctrl\+C stop\]$/u,
-  /^╌+\s+\d+%\s+\S+$/u,
-  /^⏱\s+[0-9.]+m?s$/u,
-  /^>(\s+Enter to send\b.*)?$/u,
-  /^Press Ctrl\+C again to exit, or type new instructions to continue$/u,
-];
-
-function isStatusLine(line: string): boolean {
-  const trimmed = line.trim();
-  return trimmed === "" || STATUS_LINES.some((pattern) => pattern.test(trimmed));
-}
-
-/** True for an agent message that shows no words of Goose's, only its status. */
-export function isStatusOnly(text: string): boolean {
-  return text.split("\n").every(isStatusLine);
-}
+import { isStatusOnly } from "./screen.js";
 
 interface SavedMessage {
   id?: unknown;

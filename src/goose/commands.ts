@@ -1,6 +1,10 @@
-import { additionalConfigFiles } from "./config.js";
+import { agentapiEnv, type PersistenceFiles } from "../agentapi/command.js";
+import { additionalConfigFiles } from "./goose-config.js";
 import { CONTINUATION_TEXT } from "./interrupted-turn.js";
 import type { GooseMode } from "./mode.js";
+
+/** Goose's type for AgentAPI (`--type`), which picks how AgentAPI reads its screen. */
+export const AGENTAPI_TYPE = "goose";
 
 export type StartMode = "cold" | "warm";
 
@@ -40,34 +44,9 @@ export function buildGooseArgs(session: GooseSession, promptFile: string | null,
   return ["session", "--name", session.name];
 }
 
-export interface PersistenceFiles {
-  stateFile: string;
-  pidFile: string;
-}
-
 /**
- * `prefix` is the Agent Firewall's command (empty without one): AgentAPI
- * starts it, and it starts Goose, so only Goose runs inside the firewall.
- */
-export function buildAgentapiArgs(opts: {
-  port: number;
-  persistence: PersistenceFiles | null;
-  goose: string;
-  gooseArgs: string[];
-  prefix?: string[];
-}): string[] {
-  const args = ["server", "--type", "goose", "--port", String(opts.port)];
-  if (opts.persistence) args.push("--state-file", opts.persistence.stateFile, "--pid-file", opts.persistence.pidFile);
-  return [...args, "--", ...(opts.prefix ?? []), opts.goose, ...opts.gooseArgs];
-}
-
-/**
- * Environment for AgentAPI and the Goose it starts. The AGENTAPI_* names are
- * the registry agentapi module's contract; the state ones are set only when
- * the binary passed the version gate, because older binaries silently ignore
- * them. AgentAPI splits its allow-lists on spaces when they come from the
- * environment (cmd/server/server.go, coder/agentapi @ v0.12.2), and no entry
- * holds one (settings/access-lists.ts; variables.tf validates the additions).
+ * Environment for AgentAPI and the Goose it starts: the caller's, without any
+ * AGENTAPI_* variable of its own, then AgentAPI's (agentapiEnv) and Goose's.
  */
 export function buildLaunchEnv(
   base: NodeJS.ProcessEnv,
@@ -93,15 +72,7 @@ export function buildLaunchEnv(
     if (value !== undefined && !key.startsWith("AGENTAPI_")) env[key] = value;
   }
   env.PATH = [...opts.pathPrefix, base.PATH ?? "/usr/local/bin:/usr/bin:/bin"].join(":");
-  env.AGENTAPI_ALLOWED_HOSTS = opts.allowedHosts.join(" ");
-  env.AGENTAPI_ALLOWED_ORIGINS = opts.allowedOrigins.join(" ");
-  if (opts.chatBasePath) env.AGENTAPI_CHAT_BASE_PATH = opts.chatBasePath;
-  if (opts.persistence) {
-    env.AGENTAPI_STATE_FILE = opts.persistence.stateFile;
-    env.AGENTAPI_PID_FILE = opts.persistence.pidFile;
-    env.AGENTAPI_SAVE_STATE = "true";
-    env.AGENTAPI_LOAD_STATE = "true";
-  }
+  Object.assign(env, agentapiEnv(opts));
   env.GOOSE_PROVIDER = opts.provider;
   env.GOOSE_MODEL = opts.model;
   // An interactive Goose under AgentAPI's terminal must not stop to ask what

@@ -70,7 +70,7 @@ export function resolvePrompts(input: PromptInputs): ResolvedPrompts {
 
 /**
  * Reads the two variables and removes them from this process's environment,
- * as readSettingsDocument does with the settings: once the start has used
+ * as takeScriptInputs does with the settings: once the start has used
  * them, no child inherits them. Goose hands its environment to every command
  * and extension it runs, and a 3.x-era script there (a copy of 3.x's
  * start.sh, say) would deliver the prompt a second time; a supervisor's

@@ -3,7 +3,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../lib/atomic-write.js";
 import { mkdirPrivate } from "../lib/private-dirs.js";
 import type { GooseSettings } from "../settings/config.js";
-import { extensionsLayer, moduleExtensions, upsertHintsBlock } from "./config.js";
+import { extensionsLayer, moduleExtensions, upsertHintsBlock } from "./goose-config.js";
 
 /** What configureGoose did to one file; "created" and "written" were read back and match. */
 export type FileOutcome =

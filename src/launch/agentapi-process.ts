@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import { findRunningAgentapi } from "../agentapi/server.js";
 import { type AgentStatus, getStatus, pollStatus } from "../agentapi/status.js";
 import { prepareAgentapiTmp } from "../agentapi/tmp.js";
 import { type GooseMode, mayTypeExit } from "../goose/mode.js";
@@ -7,20 +8,12 @@ import { logTail, openRotatedLog } from "../lib/command-log.js";
 import { log, phase, StepError, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { describePortHolder, listensOn } from "../lib/port-owner.js";
-import {
-  findRunningAgentapi,
-  isRunning,
-  killTree,
-  readPidFile,
-  removePidFile,
-  waitForExit,
-  writePidFile,
-} from "../lib/processes.js";
+import { isRunning, killTree, readPidFile, removePidFile, waitForExit, writePidFile } from "../lib/processes.js";
+import { AGENTAPI_SHUTDOWN_MS, endAgentapi, endBounds, settleTurn } from "../lifecycle/agentapi-end.js";
 import { acquireLifecycleLock, type LifecycleLock, lockPatience } from "../lifecycle/lock.js";
 import { verifyStateAfterStop } from "../lifecycle/state-verify.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import type { ModulePaths } from "../settings/config.js";
-import { AGENTAPI_SHUTDOWN_MS, settleTurn, stopAgentapi, stopBounds } from "../stop/agent-stop.js";
 import { awaitFirstTurn } from "./first-turn.js";
 
 // AgentAPI itself answers within a second; the bound covers slow disks.
@@ -111,9 +104,9 @@ async function withdraw(
   try {
     if (await isRunning(pid)) {
       // It has run no turn yet that could be worth waiting for.
-      const bounds = stopBounds({ turnMs: 0, termMs: AGENTAPI_SHUTDOWN_MS });
+      const bounds = endBounds({ turnMs: 0, termMs: AGENTAPI_SHUTDOWN_MS });
       const turn = await settleTurn(port, bounds);
-      await stopAgentapi(pid, port, bounds, {
+      await endAgentapi(pid, port, bounds, {
         pidFile: state.pidFile,
         typeExit: state.typeExit,
         atPrompt: turn.atPrompt,

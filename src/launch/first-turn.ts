@@ -1,8 +1,8 @@
-import { agentapiUrl, postJson } from "../lib/http.js";
+import { readScreen, typeRaw } from "../agentapi/terminal.js";
+import { ENTER_INPUT, firstTurn } from "../goose/screen.js";
 import { log } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import type { LifecycleLock } from "../lifecycle/lock.js";
-import { inputLine, readScreen, STEER_HINT } from "../stop/agent-stop.js";
 
 /**
  * How long a start waits for Goose to answer the turn it was launched with
@@ -16,33 +16,6 @@ export const FIRST_TURN_WAIT_MS = 60_000;
 // Goose's screen is looked at this often while it answers; each look costs
 // AgentAPI and Goose a little CPU.
 const LOOK_MS = 250;
-
-// The context bar Goose draws above every prompt, "  ━━╌╌ 0% 15/128k"
-// (display_context_usage in crates/goose-cli/src/session/output.rs,
-// aaif-goose/goose @ v1.46.1); none is drawn above the first turn.
-const CONTEXT_BAR = /^\s*[━╌]+ \d+% \S+\/\S+$/;
-
-/**
- * What Goose's screen says of the turn it was launched with: still running,
- * or answered, with its input line empty or holding text. Observed with
- * Goose 1.46.1: it draws no spinner for that turn and reads no keyboard; a
- * chat message AgentAPI types meanwhile is echoed by the terminal, its Enter
- * is lost, and after the reply the text waits in the input line below the
- * context bar, wrapped over more lines when it is longer than one.
- */
-export function firstTurn(shown: string): "running" | "empty" | "text" {
-  const lines = shown.split("\n").map((line) => line.trimEnd());
-  let bar = lines.length - 1;
-  while (bar >= 0 && !CONTEXT_BAR.test(lines[bar] as string)) bar--;
-  if (bar < 0) return "running";
-  const input = lines.slice(bar + 1).filter((line) => line !== "");
-  const first = input[0];
-  if (first === undefined) return "running";
-  const line = inputLine(first);
-  // A later turn runs below (its steer line): its end is waited for too.
-  if (line === "none" || input.some((typed) => typed.includes(STEER_HINT))) return "running";
-  return input.length > 1 ? "text" : line;
-}
 
 /**
  * Waits, within FIRST_TURN_WAIT_MS, for Goose to answer the turn it was
@@ -80,7 +53,7 @@ export async function awaitFirstTurn(opts: {
   if (held === null) return;
   try {
     if (await opts.halted()) return;
-    const typed = await postJson(agentapiUrl(opts.port, "/message"), { type: "raw", content: "\r" }, 1000);
+    const typed = await typeRaw(opts.port, ENTER_INPUT, 1000);
     log(
       typed.ok
         ? `Goose has answered ${opts.turn}; sent the chat message it had left unsent in its input line meanwhile`

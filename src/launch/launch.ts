@@ -1,12 +1,6 @@
+import { buildAgentapiArgs, type PersistenceFiles } from "../agentapi/command.js";
 import type { DecidedGate } from "../agentapi/version-gate.js";
-import {
-  buildAgentapiArgs,
-  buildGooseArgs,
-  buildLaunchEnv,
-  type GooseSession,
-  type PersistenceFiles,
-  withUserTmpdir,
-} from "../goose/commands.js";
+import { AGENTAPI_TYPE, buildGooseArgs, buildLaunchEnv, type GooseSession, withUserTmpdir } from "../goose/commands.js";
 import { expandHome, gatewayEnv } from "../goose/governance.js";
 import { writePromptFile } from "../goose/task-prompt.js";
 import { phase } from "../lib/log.js";
@@ -14,7 +8,7 @@ import { writeLaunchRecord } from "../lifecycle/launch-record.js";
 import { decideAccess } from "../settings/access-lists.js";
 import type { StartConfig } from "../settings/config.js";
 import { launchAgentapi } from "./agentapi-process.js";
-import { decideLaunch, type LaunchPlan } from "./start-decision.js";
+import { type LaunchPlan, planLaunch } from "./launch-plan.js";
 import { prepareState } from "./state-prep.js";
 
 /** The turn Goose starts with by itself (buildGooseArgs), as the log names it. */
@@ -35,7 +29,7 @@ export interface InstalledTools {
  * restart: cold or warm from Goose's own sessions, the saved chat readied, the
  * launch recorded for the stop script, then AgentAPI launched with Goose.
  * `gate` may still be running (the start's version gate): the decision runs
- * beside it. `restart` marks the supervisor's restarts (decideStart says what
+ * beside it. `restart` marks the supervisor's restarts (decideSession says what
  * changes). Returns the gate, the plan, and whether AgentAPI is up (false when
  * a stop or `abort` came first).
  */
@@ -88,7 +82,7 @@ export async function launchGoose(opts: {
   const [gate, plan] = await Promise.all([
     opts.gate,
     phase("decide", () =>
-      decideLaunch({
+      planLaunch({
         goose,
         gooseBin: tools.gooseBin,
         env: envWith(null, false),
@@ -113,8 +107,9 @@ export async function launchGoose(opts: {
   const args = buildAgentapiArgs({
     port,
     persistence,
-    goose: tools.gooseBin,
-    gooseArgs,
+    type: AGENTAPI_TYPE,
+    agent: tools.gooseBin,
+    agentArgs: gooseArgs,
     prefix: withUserTmpdir(expandHome(goose.commandPrefix, home), tools.gooseBin, process.env.TMPDIR),
   });
   await writeLaunchRecord(paths.launchRecord, {

@@ -34,7 +34,7 @@ export interface StartDecision {
  * nobody typed in. With a prompt, it never reached that session, and the
  * prompt goes to a new one as always.
  */
-export function decideStart(input: {
+export function decideSession(input: {
   continueSession: boolean;
   sessionName: string;
   probe: SessionProbe;

@@ -1,10 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { AGENTAPI_DEFAULT_PORT, findRunningAgentapi } from "../agentapi/server.js";
 import { checkWritableTarget } from "../lib/atomic-write.js";
 import { log, StepError } from "../lib/log.js";
 import { describePortHolder } from "../lib/port-owner.js";
 import { ensurePrivateDir } from "../lib/private-dirs.js";
-import { findRunningAgentapi, removePidFile } from "../lib/processes.js";
+import { removePidFile } from "../lib/processes.js";
 import type { ModulePaths } from "../settings/config.js";
 import { waitForReady } from "./agentapi-process.js";
 
@@ -79,6 +80,6 @@ export async function ensurePortFree(
   if (holder === null) return;
   throw new StepError(
     `port ${port} is already in use by ${holder}, so AgentAPI cannot listen there. ` +
-      "Every AgentAPI-based module defaults to port 3284: give this one a free port with agentapi_port, or stop the other server.",
+      `Every AgentAPI-based module defaults to port ${AGENTAPI_DEFAULT_PORT}: give this one a free port with agentapi_port, or stop the other server.`,
   );
 }

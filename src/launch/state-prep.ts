@@ -4,8 +4,8 @@ import { log, warn } from "../lib/log.js";
 import { setAside } from "../lib/set-aside.js";
 import { cleanStatusMessages } from "../lifecycle/state-verify.js";
 import type { ModulePaths } from "../settings/config.js";
+import type { LaunchPlan } from "./launch-plan.js";
 import type { ChatOwner } from "./session-decision.js";
-import type { LaunchPlan } from "./start-decision.js";
 
 // Set-aside chats are the user's, so none is deleted when it is set aside;
 // beyond this many, the oldest go, at a workspace start only. A supervisor's

@@ -8,10 +8,6 @@ import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions }
 // idle stop takes now. Downloads, which need proxies, have their own client
 // (install/download.ts).
 
-export function agentapiUrl(port: number, route: string): string {
-  return `http://127.0.0.1:${port}${route}`;
-}
-
 export interface HttpReply {
   status: number;
   headers: IncomingHttpHeaders;

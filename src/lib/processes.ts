@@ -1,20 +1,6 @@
 import { readdir, readFile, readlink, rm } from "node:fs/promises";
-import path from "node:path";
 import { writeFileAtomic } from "./atomic-write.js";
 import { pollUntil } from "./poll.js";
-
-/** True when a command line is an `agentapi server` (optionally on a given port). */
-export function isAgentapiServer(argv: string[], port?: number): boolean {
-  if (argv.length < 2 || !path.basename(argv[0] ?? "").startsWith("agentapi")) return false;
-  const separator = argv.indexOf("--");
-  const own = separator === -1 ? argv.slice(1) : argv.slice(1, separator);
-  if (!own.includes("server")) return false;
-  if (port === undefined) return true;
-  const flag = own.findIndex((a) => a === "--port" || a === "-p");
-  const inline = own.find((a) => a.startsWith("--port="));
-  const value = flag !== -1 ? own[flag + 1] : inline?.slice("--port=".length);
-  return value === undefined ? port === 3284 : Number(value) === port;
-}
 
 export function parsePid(text: string): number | null {
   const trimmed = text.trim();
@@ -117,17 +103,6 @@ export async function holdsSocket(pid: number, inodes: Set<string>): Promise<boo
     if (match && inodes.has(match[1] as string)) return true;
   }
   return false;
-}
-
-export type FoundAgentapi = { status: "no-file"; pid: null } | { status: "running" | "dead" | "foreign"; pid: number };
-
-/** The PID from the file, if it names a live `agentapi server` on this port; never a recycled PID. */
-export async function findRunningAgentapi(pidFile: string, port: number): Promise<FoundAgentapi> {
-  const pid = await readPidFile(pidFile);
-  if (pid === null) return { pid: null, status: "no-file" };
-  const argv = await readCmdline(pid);
-  if (argv === null) return { pid, status: "dead" };
-  return isAgentapiServer(argv, port) ? { pid, status: "running" } : { pid, status: "foreign" };
 }
 
 export function signal(pid: number, name: NodeJS.Signals): boolean {

@@ -32,7 +32,7 @@ export async function writeLaunchRecord(file: string, record: LaunchRecord): Pro
 }
 
 /** The part of the launch record the stop script acts on. */
-export interface StopTarget {
+export interface Launched {
   port: number;
   pidFile: string;
   stateFile: string;
@@ -42,7 +42,7 @@ export interface StopTarget {
   persistenceReason: string;
 }
 
-function parseRecord(text: string): StopTarget {
+function parseRecord(text: string): Launched {
   const record = Fields.of(JSON.parse(text), "launch record");
   const backup = record.nullableString("state_backup");
   return {
@@ -64,12 +64,12 @@ function parseRecord(text: string): StopTarget {
  * then it treats persistence as unconfirmed: it saves nothing and restores no
  * backup.
  */
-export async function readStopTarget(
+export async function readLaunchRecord(
   file: string,
   settings: { port: number; pidFile: string; stateFile: string },
-): Promise<{ target: StopTarget; note: string | null }> {
+): Promise<{ launched: Launched; note: string | null }> {
   const fallback = (why: string) => ({
-    target: { ...settings, stateBackup: null, persistence: false, persistenceReason: why },
+    launched: { ...settings, stateBackup: null, persistence: false, persistenceReason: why },
     note: why,
   });
   let text: string;
@@ -84,7 +84,7 @@ export async function readStopTarget(
     );
   }
   try {
-    return { target: parseRecord(text), note: null };
+    return { launched: parseRecord(text), note: null };
   } catch (error) {
     return fallback(
       `the launch record ${file} is not usable (${(error as Error).message}); it was written by another module version or edited`,

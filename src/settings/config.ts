@@ -25,7 +25,7 @@ export interface ModulePaths {
   supervisorPid: string;
   /** AgentAPI's TMPDIR, where each run leaves an upload folder (agentapi/tmp.ts). */
   tmp: string;
-  /** The module's Goose config layer, its extension entries (goose/config.ts, extensionsLayer). */
+  /** The module's Goose config layer, its extension entries (goose/goose-config.ts, extensionsLayer). */
   gooseLayer: string;
 }
 
@@ -231,15 +231,26 @@ export function homeDir(): string {
 }
 
 /**
- * The settings document the coder_script passes in CODER_MODULE_SETTINGS
- * (gzip+base64 JSON). It comes through the environment, not a file, so a stop
- * needs no disk space; the variable is removed at once so no child inherits
- * the prompt.
+ * What the coder_script passes its script, both taken from the environment in
+ * one step and removed from it at once, so no child inherits the prompt or the
+ * code: the settings document (CODER_MODULE_SETTINGS, gzip+base64 JSON; it
+ * comes through the environment, not a file, so a stop needs no disk space),
+ * and the script's own code (CODER_MODULE_SCRIPT, gzip+base64), with which the
+ * start launches helpers running the same code without writing it to disk.
+ * `ownScript` is null when the wrapper did not pass it.
  */
-export function readSettingsDocument(env: NodeJS.ProcessEnv = process.env): unknown {
-  const encoded = env[ENV_NAME];
+export function takeScriptInputs(env: NodeJS.ProcessEnv = process.env): {
+  settings: unknown;
+  ownScript: Buffer | null;
+} {
+  const encodedSettings = env[ENV_NAME];
+  const encodedScript = env[SCRIPT_ENV_NAME];
   delete env[ENV_NAME];
   delete env[SCRIPT_ENV_NAME];
+  return { settings: decodeSettings(encodedSettings), ownScript: decodeScript(encodedScript) };
+}
+
+function decodeSettings(encoded: string | undefined): unknown {
   if (!encoded)
     throw new StepError(
       `no settings given (${ENV_NAME} is not set); run this script through the module's coder_script.`,
@@ -253,15 +264,7 @@ export function readSettingsDocument(env: NodeJS.ProcessEnv = process.env): unkn
   }
 }
 
-/**
- * The running script's own code, which the coder_script passes gzip+base64 in
- * CODER_MODULE_SCRIPT so the script can start a helper running the same code
- * without writing it to disk. Removed at once, like the settings, so no child
- * inherits it. Null when the wrapper did not pass it.
- */
-export function takeOwnScript(env: NodeJS.ProcessEnv = process.env): Buffer | null {
-  const encoded = env[SCRIPT_ENV_NAME];
-  delete env[SCRIPT_ENV_NAME];
+function decodeScript(encoded: string | undefined): Buffer | null {
   if (!encoded) return null;
   try {
     return gunzipSync(Buffer.from(encoded, "base64"));

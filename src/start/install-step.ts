@@ -1,5 +1,5 @@
 import path from "node:path";
-import { moduleExtensions } from "../goose/config.js";
+import { moduleExtensions } from "../goose/goose-config.js";
 import { configureGoose, describeOutcome, gooseConfigDir } from "../goose/setup.js";
 import { ensureAgentapi, ensureGoose } from "../install/install.js";
 import { runUserScript } from "../install/user-scripts.js";

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { link, lstat, open, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
-import { upsertHintsBlock } from "../goose/config.js";
+import { upsertHintsBlock } from "../goose/goose-config.js";
 import {
   describeMovedEntries,
   type FolderEntry,
@@ -12,6 +12,7 @@ import {
   matchPredecessorConfig,
   PREDECESSOR,
   PREDECESSOR_DIR,
+  PREDECESSOR_PORT,
   staleEntriesInChangedConfig,
 } from "../goose/predecessor.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
@@ -138,7 +139,7 @@ export async function retirePredecessor(opts: {
   );
   if (config.kind === "not-file" && upgraded)
     report.warnings.push(
-      `${configFile} ${config.what}, so the module did not look for ${PREDECESSOR}'s entries in it. If it holds extensions.coder pointed at :3284 or extensions the template no longer lists, delete those entries: they override the module's.`,
+      `${configFile} ${config.what}, so the module did not look for ${PREDECESSOR}'s entries in it. If it holds extensions.coder pointed at :${PREDECESSOR_PORT} or extensions the template no longer lists, delete those entries: they override the module's.`,
     );
   if (config.kind === "file") {
     const found = matchPredecessorConfig(config.text);

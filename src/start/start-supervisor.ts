@@ -4,7 +4,7 @@ import { gooseSessionsDb } from "../goose/sessions.js";
 import type { InstalledTools } from "../launch/launch.js";
 import { log, warn } from "../lib/log.js";
 import { signal } from "../lib/processes.js";
-import { readStopTarget } from "../lifecycle/launch-record.js";
+import { readLaunchRecord } from "../lifecycle/launch-record.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import { homeDir, type StartConfig } from "../settings/config.js";
 import { supervisorDocument } from "../supervisor/document.js";
@@ -35,7 +35,7 @@ export async function startSupervisor(opts: {
     return warn(
       "no supervisor: the coder_script did not pass the script's own code (CODER_MODULE_SCRIPT); re-apply the template so the coder_script is rendered again",
     );
-  const { target } = await readStopTarget(paths.launchRecord, {
+  const { launched } = await readLaunchRecord(paths.launchRecord, {
     port,
     pidFile: paths.pidFile,
     stateFile: paths.stateFile,
@@ -58,10 +58,10 @@ export async function startSupervisor(opts: {
         GOOSE_MODULE_RUNTIME_KIND: process.versions.bun ? "bun" : "node",
         GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
         // Empty: no autosave.
-        GOOSE_MODULE_SESSIONS_DB: target.persistence ? gooseSessionsDb(process.env, homeDir()) : "",
-        GOOSE_MODULE_WATCH_NOTE: target.persistence
+        GOOSE_MODULE_SESSIONS_DB: launched.persistence ? gooseSessionsDb(process.env, homeDir()) : "",
+        GOOSE_MODULE_WATCH_NOTE: launched.persistence
           ? "; the chat is saved after every turn"
-          : `; no autosave (${target.persistenceReason})`,
+          : `; no autosave (${launched.persistenceReason})`,
       },
     });
     const claim = await claimSupervisorPid(paths, opts.stopsSeen, pid);

@@ -1,5 +1,6 @@
+import { agentapiUrl } from "../agentapi/server.js";
 import { buildSnapshot, type ChatMessage } from "../agentapi/snapshot.js";
-import { agentapiUrl, getJson, type HttpReply, request } from "../lib/http.js";
+import { getJson, type HttpReply, request } from "../lib/http.js";
 import { log } from "../lib/log.js";
 import type { StopConfig } from "../settings/config.js";
 

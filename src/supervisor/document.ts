@@ -1,7 +1,7 @@
 import type { DecidedGate } from "../agentapi/version-gate.js";
 import type { InstalledTools } from "../launch/launch.js";
 import { StepError } from "../lib/log.js";
-import { readSettingsDocument, type StartConfig } from "../settings/config.js";
+import { type StartConfig, takeScriptInputs } from "../settings/config.js";
 
 const DOCUMENT_KIND = "goose-module-supervisor";
 
@@ -34,7 +34,7 @@ export function supervisorDocument(
 }
 
 export function readSupervisorDocument(): SupervisorDocument {
-  const document = readSettingsDocument() as Partial<SupervisorDocument> | null;
+  const document = takeScriptInputs().settings as Partial<SupervisorDocument> | null;
   if (document?.kind !== DOCUMENT_KIND)
     throw new StepError("the supervisor was started without its document; only the start script starts it.");
   return document as SupervisorDocument;

@@ -2,12 +2,12 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { lastAgentScreen } from "../agentapi/exit-screen.js";
+import { findRunningAgentapi } from "../agentapi/server.js";
 import { launchGoose } from "../launch/launch.js";
 import { ensurePortFree, reuseRunningAgentapi } from "../launch/start-checks.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
 import { log, StepError, stampLogLines, warn } from "../lib/log.js";
-import { findRunningAgentapi } from "../lib/processes.js";
-import { readStopTarget, recordSupervisorGaveUp } from "../lifecycle/launch-record.js";
+import { readLaunchRecord, recordSupervisorGaveUp } from "../lifecycle/launch-record.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import { homeDir, type ModulePaths } from "../settings/config.js";
 import { readSupervisorDocument, type SupervisorDocument } from "./document.js";
@@ -185,16 +185,16 @@ export async function autosaveMain(): Promise<number> {
   const { port } = doc.config.agentapi;
   const found = await findRunningAgentapi(paths.pidFile, port);
   if (found.status !== "running") return 0;
-  const { target } = await readStopTarget(paths.launchRecord, {
+  const { launched } = await readLaunchRecord(paths.launchRecord, {
     port,
     pidFile: paths.pidFile,
     stateFile: paths.stateFile,
   });
-  if (!target.persistence) return 0;
+  if (!launched.persistence) return 0;
   await saveAfterTurn({
     pid: found.pid,
     port,
-    stateFile: target.stateFile,
+    stateFile: launched.stateFile,
     agentLog: path.join(paths.logs, "agentapi.log"),
     boundMs: AUTOSAVE_BOUND_MS,
   });

@@ -1,8 +1,9 @@
 import { access, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
+import { agentapiUrl } from "../agentapi/server.js";
 import { saveState } from "../agentapi/state-save.js";
 import { getStatus } from "../agentapi/status.js";
-import { agentapiUrl, getJson } from "../lib/http.js";
+import { getJson } from "../lib/http.js";
 import { log, warn } from "../lib/log.js";
 import { isRunning } from "../lib/processes.js";
 import { AUTOSAVE_START, autosaveStep, type ChatVersusSaved, compareWithSaved } from "./autosave.js";
@@ -46,28 +47,28 @@ const READ_MS = 50;
  * Saves the chat at AgentAPI's first "stable" reading, once it shows the
  * saved chat loaded and something new, or gives up after `boundMs`.
  */
-export async function saveAfterTurn(w: {
+export async function saveAfterTurn(watch: {
   pid: number;
   port: number;
   stateFile: string;
   agentLog: string;
   boundMs: number;
 }): Promise<void> {
-  const until = Date.now() + w.boundMs;
+  const until = Date.now() + watch.boundMs;
   while (Date.now() < until) {
     // A helper starts because something ran: every reading is the first since.
-    const status = (await getStatus(w.port))?.status ?? null;
+    const status = (await getStatus(watch.port))?.status ?? null;
     // No answer because AgentAPI has gone: the supervisor sees the exit itself and decides what follows.
-    if (status === null && !(await isRunning(w.pid)))
-      return log(`autosave: AgentAPI (PID ${w.pid}) exited before the turn's end showed; nothing to save`);
+    if (status === null && !(await isRunning(watch.pid)))
+      return log(`autosave: AgentAPI (PID ${watch.pid}) exited before the turn's end showed; nothing to save`);
     const { save } = autosaveStep(AUTOSAVE_START, status);
-    const chat = save ? await chatVersusSaved(w.port, w.stateFile) : null;
+    const chat = save ? await chatVersusSaved(watch.port, watch.stateFile) : null;
     // Not loaded yet, or no answer: the save waits for a later reading.
     if (chat === null || chat === "not-loaded") {
       await delay(READ_MS);
       continue;
     }
-    if (chat === "new") await autosave(w.pid, w.stateFile, w.agentLog);
+    if (chat === "new") await autosave(watch.pid, watch.stateFile, watch.agentLog);
     return;
   }
 }

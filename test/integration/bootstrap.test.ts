@@ -79,7 +79,7 @@ describe("rendered coder_scripts", () => {
 });
 
 describe("built bundles", () => {
-  it.each(["start.mjs", "shutdown.mjs"])("%s loads with plain node, away from node_modules", async (name) => {
+  it.each(["start.mjs", "stop.mjs"])("%s loads with plain node, away from node_modules", async (name) => {
     // The way the coder_script wrapper runs it: the bundle piped to
     // `node --input-type=module -`, from a folder with no node_modules
     // anywhere above it; here without the settings variable.

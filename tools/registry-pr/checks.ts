@@ -5,7 +5,13 @@ import { existsSync, statSync } from "node:fs";
 import { cp, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { hyphenatedVariables, relativeLinkTargets, setUBeforeSource } from "./folder-rules.js";
+import {
+  folderUrlTargets,
+  hyphenatedVariables,
+  relativeLinkTargets,
+  setUBeforeSource,
+  siteUnresolvable,
+} from "./folder-rules.js";
 import { runProgram } from "./process.js";
 import { moduleFolderErrors, moduleReadmeErrors } from "./readme-rules.js";
 import {
@@ -135,18 +141,33 @@ export async function typosCheck(ctx: Context): Promise<Outcome> {
   return { ok: false, detail: `${fix}${findings.length} finding(s): ${list(findings, 3)} (${logged})` };
 }
 
+/**
+ * Every link of the folder's Markdown reaches a file it carries: relative ones (GitHub resolves
+ * them in the docs pages) and those to the folder on GitHub (folderUrl); the README's own links
+ * are all absolute, as registry.coder.com shows it with no base for a relative link.
+ */
 export async function linksResolve(ctx: Context): Promise<Outcome> {
   const errors: string[] = [];
   let links = 0;
+  const report = (error: string) => {
+    if (!errors.includes(error)) errors.push(error);
+  };
   for (const file of await folderFiles(ctx.root)) {
     if (!file.endsWith(".md")) continue;
-    for (const target of relativeLinkTargets(`${MODULE_DIR}/${file}`, await read(ctx.root, file))) {
+    const text = await read(ctx.root, file);
+    const targets = [...relativeLinkTargets(`${MODULE_DIR}/${file}`, text), ...folderUrlTargets(text)];
+    for (const target of targets) {
       links++;
-      const missing = `${file} links ${path.posix.relative(MODULE_DIR, target)}, which the folder does not carry`;
-      if (!existsSync(path.join(ctx.root, target)) && !errors.includes(missing)) errors.push(missing);
+      if (!existsSync(path.join(ctx.root, target)))
+        report(`${file} links ${path.posix.relative(MODULE_DIR, target)}, which the folder does not carry`);
     }
+    if (file === "README.md")
+      for (const target of siteUnresolvable(text))
+        report(
+          `make README.md's link to ${target} absolute (tools/registry-pr/folder-plan.ts folderReadme does it for a file that travels): registry.coder.com cannot resolve a relative link`,
+        );
   }
-  return result(errors, `${links} relative links and pictures in the folder's Markdown all resolve`);
+  return result(errors, `${links} links and pictures into the folder from its Markdown all resolve`);
 }
 
 /** Loads the tokenizer installed with the registry checks' tools. */

@@ -2,7 +2,8 @@
 // (docs/development.md, "The registry pull request", says why each part travels and
 // why the rest does not).
 import path from "node:path";
-import { IMAGES_DIR, MODULE, MODULE_DIR } from "./registry.js";
+import { rewriteRelativeLinks } from "./folder-rules.js";
+import { folderUrl, IMAGES_DIR, MODULE, MODULE_DIR } from "./registry.js";
 
 /** Repository files that travel as they are, into the module folder at the same path. */
 const TRAVELS: RegExp[] = [
@@ -39,6 +40,8 @@ export interface FolderPlan {
   copies: Copy[];
   /** README image references to rewrite: repository reference → reference from the module folder. */
   images: Map<string, string>;
+  /** README links to other files of the folder: repository reference → the file on GitHub (folderUrl). */
+  links: Map<string, string>;
 }
 
 /** The registry's pictures are `registry/<namespace>/.images/<name>`, named after their module. */
@@ -52,24 +55,34 @@ export function folderPlan(repoFiles: string[], readme: string): FolderPlan {
   const copies = repoFiles
     .filter((file) => TRAVELS.some((rule) => rule.test(file)))
     .map((file) => ({ from: file, to: `${MODULE_DIR}/${file}` }));
+  const carried = new Set(copies.map((copy) => copy.from));
   const images = new Map<string, string>();
-  for (const match of readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)) {
-    const reference = match[1] as string;
-    const file = path.posix.normalize(reference);
-    if (!repoFiles.includes(file) || images.has(reference)) continue;
-    const to = `${IMAGES_DIR}/${imageName(file)}`;
-    copies.push({ from: file, to });
-    images.set(reference, path.posix.relative(MODULE_DIR, to));
-  }
-  return { copies, images };
+  const links = new Map<string, string>();
+  rewriteRelativeLinks(readme, ({ target, image }) => {
+    const [reference, fragment] = target.split("#") as [string, string | undefined];
+    const file = path.posix.normalize(reference).replace(/\/$/, "");
+    if (image) {
+      if (!repoFiles.includes(file) || images.has(target)) return undefined;
+      const to = `${IMAGES_DIR}/${imageName(file)}`;
+      copies.push({ from: file, to });
+      images.set(target, path.posix.relative(MODULE_DIR, to));
+    } else if (carried.has(file)) {
+      links.set(target, folderUrl("blob", file) + (fragment === undefined ? "" : `#${fragment}`));
+    } else if ([...carried].some((carriedFile) => carriedFile.startsWith(`${file}/`))) {
+      links.set(target, folderUrl("tree", file));
+    }
+    return undefined;
+  });
+  return { copies, images, links };
 }
 
-/** The README as the folder carries it: its pictures point into the registry's images folder. */
-export function folderReadme(readme: string, images: Map<string, string>): string {
-  return readme.replace(/(!\[[^\]]*\]\()([^)\s]+)\)/g, (whole, start: string, reference: string) => {
-    const moved = images.get(reference);
-    return moved ? `${start}${moved})` : whole;
-  });
+/**
+ * The README as the folder carries it: its pictures point into the registry's images folder,
+ * and its links to other files of the folder point at them on GitHub. A link to a file that
+ * does not travel stays as it is, for the links check to report.
+ */
+export function folderReadme(readme: string, plan: Pick<FolderPlan, "images" | "links">): string {
+  return rewriteRelativeLinks(readme, ({ target, image }) => (image ? plan.images : plan.links).get(target));
 }
 
 /** The folder's package.json: the build's exact pins from this repository's, so `npm install && npm run build` rebuilds the bundles. */

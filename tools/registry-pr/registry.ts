@@ -11,6 +11,20 @@ export const IMAGES_DIR = `registry/${NAMESPACE}/.images`;
 export const MODULE_SOURCE = `registry.coder.com/${NAMESPACE}/${MODULE}/coder`;
 
 /**
+ * Where GitHub shows a file of the folder once the pull request is merged. registry.coder.com
+ * renders a module's README on its own page, with no base for a relative link to another file
+ * of the folder, so the README links them here, as Coder's own modules do (for example
+ * registry/coder/modules/agent-firewall/README.md links its config.yaml.tftpl so); its
+ * pictures go to IMAGES_DIR, which the site serves.
+ */
+export const folderUrl = (kind: "blob" | "tree", file: string) =>
+  `https://github.com/coder/registry/${kind}/main/${MODULE_DIR}/${file}`;
+/** A link into the folder on GitHub; its group is the file's registry path. */
+export const FOLDER_URL_PATTERN = new RegExp(
+  `^https://github\\.com/coder/registry/(?:blob|tree)/main/(${MODULE_DIR}(?:/[^#?]*)?)(?:[#?]|$)`,
+);
+
+/**
  * The newest release tag, `release/coder/goose/v3.0.1`, and the kind of change this
  * pull request is: 4.0.0 removes inputs 3.0.1 had, a major change by CONTRIBUTING.md's
  * semver rules, so the `version:major` label and .github/scripts/version-bump.sh want

@@ -25,7 +25,7 @@ export async function stage(out: string, tools: Tools): Promise<string[]> {
   const plan = folderPlan(repoFiles(), readme);
   for (const { from, to } of plan.copies) {
     await mkdir(path.dirname(path.join(out, to)), { recursive: true });
-    if (from === "README.md") await writeFile(path.join(out, to), folderReadme(readme, plan.images));
+    if (from === "README.md") await writeFile(path.join(out, to), folderReadme(readme, plan));
     else await copyFile(path.join(repoRoot, from), path.join(out, to));
   }
   const rootPackage = JSON.parse(await readFile(path.join(repoRoot, "package.json"), "utf8"));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildAgentapiArgs, buildGooseArgs, buildLaunchEnv, withUserTmpdir } from "../../../src/goose/commands.js";
+import { buildGooseArgs, buildLaunchEnv, withUserTmpdir } from "../../../src/goose/commands.js";
 
 const PROMPT = "/m/task-prompt.md";
 
@@ -33,20 +33,6 @@ describe("buildGooseArgs", () => {
 
   it("keeps a hostile session name as one argument", () => {
     expect(buildGooseArgs({ mode: "cold", name: "a'; rm -rf / #" }, null)).toContain("a'; rm -rf / #");
-  });
-});
-
-describe("buildAgentapiArgs", () => {
-  it("passes --type goose, the port and the state files before --", () => {
-    const persistence = { stateFile: "/s.json", pidFile: "/a.pid" };
-    expect(buildAgentapiArgs({ port: 4000, persistence, goose: "/bin/goose", gooseArgs: ["session"] })).toEqual(
-      "server --type goose --port 4000 --state-file /s.json --pid-file /a.pid -- /bin/goose session".split(" "),
-    );
-  });
-
-  it("leaves the state flags out without persistence (older AgentAPI rejects them)", () => {
-    const args = buildAgentapiArgs({ port: 3284, persistence: null, goose: "goose", gooseArgs: [] });
-    expect(args).toEqual("server --type goose --port 3284 -- goose".split(" "));
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildAgentapiArgs, buildLaunchEnv } from "../../../src/goose/commands.js";
+import { buildLaunchEnv } from "../../../src/goose/commands.js";
 import { expandHome, gatewayEnv } from "../../../src/goose/governance.js";
 import { StepError } from "../../../src/lib/log.js";
 
@@ -68,16 +68,4 @@ describe("expandHome", () => {
   it("takes the home folder literally, even with $ patterns in it", () => {
     expect(expandHome(["$HOME/w"], "/home/a$&b")).toEqual(["/home/a$&b/w"]);
   });
-});
-
-it("buildAgentapiArgs with a firewall puts the firewall's command between AgentAPI's -- and Goose, so only Goose runs inside it", () => {
-  const prefix = ["/fw/wrapper.sh", "--config=/fw/c.yaml", "--"];
-  const args = buildAgentapiArgs({
-    port: 4000,
-    persistence: null,
-    goose: "/bin/goose",
-    gooseArgs: ["session"],
-    prefix,
-  });
-  expect(args).toEqual([..."server --type goose --port 4000 --".split(" "), ...prefix, "/bin/goose", "session"]);
 });

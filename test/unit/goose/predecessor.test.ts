@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { upsertHintsBlock } from "../../../src/goose/config.js";
+import { upsertHintsBlock } from "../../../src/goose/goose-config.js";
 import {
   describeMovedEntries,
   hintsHoldOnlyPrompt,

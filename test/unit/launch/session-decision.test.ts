@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StateSummary } from "../../../src/agentapi/state-file.js";
 import type { SessionProbe } from "../../../src/goose/session-records.js";
-import { decideStart } from "../../../src/launch/session-decision.js";
+import { decideSession } from "../../../src/launch/session-decision.js";
 
 const found = (messages: number): SessionProbe => ({ kind: "found", id: "1", messages, workingDir: "/w", source: "t" });
 const absent: SessionProbe = { kind: "absent", source: "test" };
@@ -31,7 +31,7 @@ it.each([
   [true, found(3), corrupt, "warm", "set-aside"],
   [true, absent, corrupt, "cold", "set-aside"],
 ] as const)("continue=%s probe=%o state=%o -> %s, state %s", (continueSession, probe, state, mode, stateAction) => {
-  const decision = decideStart({ continueSession, sessionName: "task-1", probe, state, prompt: true });
+  const decision = decideSession({ continueSession, sessionName: "task-1", probe, state, prompt: true });
   expect([decision.mode, decision.state]).toEqual([mode, stateAction]);
 });
 
@@ -48,7 +48,7 @@ describe("without a prompt, an empty session with the name is resumed, not doubl
     [true, unknown, noState, "cold", "none"],
     [false, found(0), bannerOnly, "cold", "set-aside"],
   ] as const)("continue=%s probe=%o state=%o -> %s, state %s", (continueSession, probe, state, mode, stateAction) => {
-    const decision = decideStart({ continueSession, sessionName: "task-1", probe, state, prompt: false });
+    const decision = decideSession({ continueSession, sessionName: "task-1", probe, state, prompt: false });
     expect([decision.mode, decision.state]).toEqual([mode, stateAction]);
   });
 
@@ -58,36 +58,36 @@ describe("without a prompt, an empty session with the name is resumed, not doubl
     [{ session_name: "task-1", session_id: "20261101_1" }],
     [{ session_name: "other", session_id: null }],
   ])("owner %o: the banner-only chat is kept", (owner) => {
-    const decision = decideStart({ ...start, prompt: false, probe: found(0), state: bannerOnly, owner });
+    const decision = decideSession({ ...start, prompt: false, probe: found(0), state: bannerOnly, owner });
     expect([decision.mode, decision.state]).toEqual(["warm", "keep"]);
   });
 
   it("says it resumes the empty session, and nothing of a prompt", () => {
-    const decision = decideStart({ ...start, prompt: false, probe: found(0), state: bannerOnly });
+    const decision = decideSession({ ...start, prompt: false, probe: found(0), state: bannerOnly });
     expect(decision.reason).toContain('Goose has session "task-1" (1) with no message yet; resuming it');
     expect(decision.reason).not.toMatch(/prompt/);
   });
 
   it("sets aside a chat the user typed in that the empty session does not hold, and says so", () => {
-    const decision = decideStart({ ...start, prompt: false, probe: found(0), state: chat });
+    const decision = decideSession({ ...start, prompt: false, probe: found(0), state: chat });
     expect(decision.stateReason).toBe(
       'the AgentAPI state file holds 1 user message(s), and Goose session "task-1" (1) holds none',
     );
   });
 
   it("an unknown probe: no word of a prompt there is not", () => {
-    const decision = decideStart({ ...start, prompt: false, probe: unknown, state: noState });
+    const decision = decideSession({ ...start, prompt: false, probe: unknown, state: noState });
     expect(decision.reason).not.toMatch(/prompt/);
   });
 });
 
 it("never resumes on an unknown probe, and says why", () => {
-  expect(decideStart({ ...start, probe: unknown, state: noState }).reason).toContain("cannot lose the prompt");
+  expect(decideSession({ ...start, probe: unknown, state: noState }).reason).toContain("cannot lose the prompt");
 });
 
 describe("a supervisor's restart never goes cold on an unknown probe", () => {
   it.each([noState, chat, emptyChat, corrupt])("state %o: the restart fails and says why", (state) => {
-    expect(() => decideStart({ ...start, probe: unknown, state, restart: true })).toThrow(
+    expect(() => decideSession({ ...start, probe: unknown, state, restart: true })).toThrow(
       'could not tell whether Goose still has session "task-1" (goose session list failed), so the restart did not start a new session in its place.',
     );
   });
@@ -98,13 +98,13 @@ describe("a supervisor's restart never goes cold on an unknown probe", () => {
     [absent, chat, "cold", "set-aside"],
     [found(0), noState, "cold", "none"],
   ] as const)("probe %o, state %o -> %s, state %s", (probe, state, mode, stateAction) => {
-    const decision = decideStart({ ...start, probe, state, restart: true });
+    const decision = decideSession({ ...start, probe, state, restart: true });
     expect([decision.mode, decision.state]).toEqual([mode, stateAction]);
   });
 });
 
 it("explains a lost Goose database when setting the chat aside", () => {
-  const decision = decideStart({ ...start, probe: absent, state: chat });
+  const decision = decideSession({ ...start, probe: absent, state: chat });
   expect(decision.reason).toContain('no session named "task-1"');
   expect(decision.stateReason).toContain("4 message(s)");
 });
@@ -120,13 +120,13 @@ describe("the saved chat belongs to one Goose session", () => {
     [{ session_name: "beta", session_id: "20261122_3" }, "set-aside"],
     [{ session_name: "alpha", session_id: "20261101_1" }, "set-aside"],
   ] as const)("owner %o -> %s", (owner, action) => {
-    const decision = decideStart({ ...start, sessionName: "alpha", probe, state: chat, owner });
+    const decision = decideSession({ ...start, sessionName: "alpha", probe, state: chat, owner });
     expect([decision.mode, decision.state]).toEqual(["warm", action]);
   });
 
   it("names the session the chat belongs to when setting it aside", () => {
     const owner = { session_name: "beta", session_id: null };
-    const decision = decideStart({ ...start, sessionName: "alpha", probe, state: chat, owner });
+    const decision = decideSession({ ...start, sessionName: "alpha", probe, state: chat, owner });
     expect(decision.stateReason).toMatch(/"beta".*"alpha"|"alpha".*"beta"/);
   });
 });

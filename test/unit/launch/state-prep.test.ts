@@ -1,8 +1,8 @@
 import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
+import type { LaunchPlan } from "../../../src/launch/launch-plan.js";
 import type { StartDecision } from "../../../src/launch/session-decision.js";
-import type { LaunchPlan } from "../../../src/launch/start-decision.js";
 import { prepareState } from "../../../src/launch/state-prep.js";
 import type { ModulePaths } from "../../../src/settings/config.js";
 import { scratchFolders } from "../scratch.js";

@@ -66,9 +66,29 @@ describe("folderPlan", () => {
       from: "docs/images/chat-after-restart.png",
       to: "registry/coder/.images/goose-chat-after-restart.png",
     });
-    expect(
-      folderReadme("![The chat](docs/images/chat-after-restart.png)\n![x](https://e.com/x.png)\n", plan.images),
-    ).toBe("![The chat](../../.images/goose-chat-after-restart.png)\n![x](https://e.com/x.png)\n");
+    expect(folderReadme("![The chat](docs/images/chat-after-restart.png)\n![x](https://e.com/x.png)\n", plan)).toBe(
+      "![The chat](../../.images/goose-chat-after-restart.png)\n![x](https://e.com/x.png)\n",
+    );
+  });
+
+  it("points the README's links to other files of the folder at them on GitHub, as registry.coder.com cannot follow relative ones", () => {
+    const readme = [
+      "[Operations](docs/operations.md#logs), [inputs](./variables.tf), [the layer](modules/agentapi/),",
+      "[usage](#usage), [Goose](https://github.com/aaif-goose/goose), [dev notes](docs/development.md).",
+      "```md",
+      "[in code](variables.tf)",
+      "```",
+      "",
+    ].join("\n");
+    const linked = folderPlan(repo, readme);
+    expect(folderReadme(readme, linked)).toBe(
+      [
+        "[Operations](https://github.com/coder/registry/blob/main/registry/coder/modules/goose/docs/operations.md#logs),",
+        "[inputs](https://github.com/coder/registry/blob/main/registry/coder/modules/goose/variables.tf),",
+        "[the layer](https://github.com/coder/registry/tree/main/registry/coder/modules/goose/modules/agentapi),",
+      ].join(" ") +
+        "\n[usage](#usage), [Goose](https://github.com/aaif-goose/goose), [dev notes](docs/development.md).\n```md\n[in code](variables.tf)\n```\n",
+    );
   });
 
   it("names which carried files get the registry's formatting (those Biome formats here)", () => {

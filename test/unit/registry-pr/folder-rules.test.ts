@@ -1,6 +1,12 @@
 // The registry's folder rules and the link check (tools/registry-pr/folder-rules.ts).
 import { describe, expect, it } from "vitest";
-import { hyphenatedVariables, relativeLinkTargets, setUBeforeSource } from "../../../tools/registry-pr/folder-rules.js";
+import {
+  folderUrlTargets,
+  hyphenatedVariables,
+  relativeLinkTargets,
+  setUBeforeSource,
+  siteUnresolvable,
+} from "../../../tools/registry-pr/folder-rules.js";
 
 describe("hyphenatedVariables", () => {
   it.each([
@@ -37,5 +43,29 @@ describe("relativeLinkTargets", () => {
       "registry/coder/modules/goose/variables.tf",
       "registry/coder/.images/goose-chat.png",
     ]);
+  });
+});
+
+describe("folderUrlTargets", () => {
+  it("names the folder's files that links to it on GitHub reach, and no other module's", () => {
+    const base = "https://github.com/coder/registry";
+    const text = [
+      `[ops](${base}/blob/main/registry/coder/modules/goose/docs/operations.md#logs)`,
+      `[layer](${base}/tree/main/registry/coder/modules/goose/modules/agentapi/)`,
+      `[firewall](${base}/blob/main/registry/coder/modules/agent-firewall/main.tf)`,
+      `[near](${base}/blob/main/registry/coder/modules/goose-extra/main.tf)`,
+    ].join(" ");
+    expect(folderUrlTargets(text)).toEqual([
+      "registry/coder/modules/goose/docs/operations.md",
+      "registry/coder/modules/goose/modules/agentapi",
+    ]);
+  });
+});
+
+describe("siteUnresolvable", () => {
+  it("names relative links, not pictures, anchors or absolute links", () => {
+    const text =
+      "[a](docs/operations.md) ![p](../../.images/goose.png) [b](#usage) [c](https://coder.com) [d](./variables.tf#L3)";
+    expect(siteUnresolvable(text)).toEqual(["docs/operations.md", "./variables.tf#L3"]);
   });
 });

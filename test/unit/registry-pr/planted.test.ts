@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type Context,
+  linksResolve,
   logWriter,
   type Outcome,
   prettierCheck,
@@ -80,6 +81,29 @@ describe("planted violations", () => {
     expect(outcome.ok).toBe(false);
     expect(outcome.detail).toMatch(detail);
     if (check === "typos") expect(outcome.detail).not.toMatch(/build\.mjs/);
+  });
+
+  it.each<[string, string, RegExp]>([
+    [
+      "a relative link in the README, which registry.coder.com cannot follow",
+      "See [the variables](variables.tf).",
+      /make README\.md's link to variables\.tf absolute/,
+    ],
+    [
+      "a link to a file of the folder on GitHub that the folder does not carry",
+      "See [operations](https://github.com/coder/registry/blob/main/registry/coder/modules/goose/docs/operations.md).",
+      /README\.md links docs\/operations\.md, which the folder does not carry/,
+    ],
+  ])("%s fails the links check", async (_name, line, detail) => {
+    const ok = await linksResolve(
+      await folderWith(
+        `${validReadme()}\n[Inputs](https://github.com/coder/registry/blob/main/registry/coder/modules/goose/main.tf)\n`,
+      ),
+    );
+    expect(ok).toMatchObject({ ok: true });
+    const outcome = await linksResolve(await folderWith(`${validReadme()}\n${line}\n`));
+    expect(outcome.ok).toBe(false);
+    expect(outcome.detail).toMatch(detail);
   });
 
   it("a misspelling in a bundle fails the typos check, which says to make build.mjs reserve names of its shape", async () => {

@@ -1,13 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { readStopTarget } from "../../../src/lifecycle/launch-record.js";
-import {
-  parseStartConfig,
-  parseStopConfig,
-  readSettingsDocument,
-  takeOwnScript,
-} from "../../../src/settings/config.js";
+import { readLaunchRecord } from "../../../src/lifecycle/launch-record.js";
+import { parseStartConfig, parseStopConfig, takeScriptInputs } from "../../../src/settings/config.js";
 import { scratchDir } from "../scratch.js";
 import { CODER, edited, HOME, startDocument, stopDocument, URL_G } from "./documents.js";
 
@@ -106,30 +101,31 @@ describe("parseStopConfig", () => {
 const NOT_GZIP = "bm90IGd6aXA=";
 const gz = (text: string) => gzipSync(text).toString("base64");
 
-describe("readSettingsDocument", () => {
-  it("decodes the document and removes it and the script's code from the environment, so no child gets them", () => {
-    const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: gz('{"a":1}'), CODER_MODULE_SCRIPT: "code", X: "" };
-    expect(readSettingsDocument(env)).toEqual({ a: 1 });
+describe("takeScriptInputs", () => {
+  it("decodes the document and the script's code and removes both from the environment, so no child gets them", () => {
+    const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: gz('{"a":1}'), CODER_MODULE_SCRIPT: gz("code"), X: "" };
+    const { settings, ownScript } = takeScriptInputs(env);
+    expect([settings, ownScript?.toString("utf8")]).toEqual([{ a: 1 }, "code"]);
     expect(env).toEqual({ X: "" });
   });
 
   it("names the variable when it is missing, and says to re-apply the template when it is not gzip+base64 JSON", () => {
-    expect(() => readSettingsDocument({})).toThrow("no settings given (CODER_MODULE_SETTINGS is not set)");
-    expect(() => readSettingsDocument({ CODER_MODULE_SETTINGS: NOT_GZIP })).toThrow(
+    expect(() => takeScriptInputs({})).toThrow("no settings given (CODER_MODULE_SETTINGS is not set)");
+    expect(() => takeScriptInputs({ CODER_MODULE_SETTINGS: NOT_GZIP })).toThrow(
       /cannot read the module settings: .*Re-apply the template/,
     );
   });
+
+  it("gives no script when none or no gzip+base64 was passed, and removes it all the same", () => {
+    const settings = gz("{}");
+    expect(takeScriptInputs({ CODER_MODULE_SETTINGS: settings }).ownScript).toBeNull();
+    const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: settings, CODER_MODULE_SCRIPT: NOT_GZIP };
+    expect(takeScriptInputs(env).ownScript).toBeNull();
+    expect(env).toEqual({});
+  });
 });
 
-it("takeOwnScript decodes the script's code and removes it from the environment; null for none or not gzip+base64", () => {
-  const env: NodeJS.ProcessEnv = { CODER_MODULE_SCRIPT: gz("console.log(1)") };
-  expect(takeOwnScript(env)?.toString("utf8")).toBe("console.log(1)");
-  expect(env).toEqual({});
-  expect(takeOwnScript({})).toBeNull();
-  expect(takeOwnScript({ CODER_MODULE_SCRIPT: NOT_GZIP })).toBeNull();
-});
-
-describe("readStopTarget", () => {
+describe("readLaunchRecord", () => {
   const settings = { port: 3284, pidFile: "/s/agentapi.pid", stateFile: "/s/state.json" };
   const why = "agentapi 0.12.2 >= 0.12.0";
   const record = {
@@ -144,8 +140,8 @@ describe("readStopTarget", () => {
   it("acts on what the start launched, not on the settings", async () => {
     const f = await file();
     await writeFile(f, JSON.stringify(record));
-    expect(await readStopTarget(f, settings)).toEqual({
-      target: {
+    expect(await readLaunchRecord(f, settings)).toEqual({
+      launched: {
         ...{ port: 4000, pidFile: "/r/agentapi.pid", stateFile: "/r/state.json", stateBackup: "/r/state.json.bak" },
         ...{ persistence: true, persistenceReason: why },
       },
@@ -169,8 +165,8 @@ describe("readStopTarget", () => {
   ])("falls back to the settings, persistence unconfirmed, when %s", async (_, make, why) => {
     const f = await file();
     await make(f);
-    const { target, note } = await readStopTarget(f, settings);
-    expect(target).toEqual({ ...fallback, persistenceReason: note });
+    const { launched, note } = await readLaunchRecord(f, settings);
+    expect(launched).toEqual({ ...fallback, persistenceReason: note });
     expect(note).toMatch(why);
   });
 });

@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile, readlink, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { upsertHintsBlock } from "../../../src/goose/config.js";
+import { upsertHintsBlock } from "../../../src/goose/goose-config.js";
 import { retirePredecessor } from "../../../src/start/predecessor-step.js";
 import {
   DESKTOP_COMMANDER,

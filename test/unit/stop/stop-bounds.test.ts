@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stopBounds, stopBudgetMs } from "../../../src/stop/agent-stop.js";
+import { stopBounds, stopBudgetMs } from "../../../src/stop/stop-steps.js";
 
 // The README's promise ("Stop grace period"): with the template's defaults
 // (stop_turn_wait_seconds = 5, stop_sigterm_wait_seconds = 10, variables.tf),

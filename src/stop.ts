@@ -2,12 +2,13 @@ import path from "node:path";
 import { saveBeforeStop } from "./agentapi/state-save.js";
 import { mayTypeExit } from "./goose/mode.js";
 import { log, phase, reportFatal, warn } from "./lib/log.js";
-import { readStopTarget } from "./lifecycle/launch-record.js";
+import { endAgentapi, settleTurn } from "./lifecycle/agentapi-end.js";
+import { readLaunchRecord } from "./lifecycle/launch-record.js";
 import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle/lock.js";
 import { verifyStateAfterStop } from "./lifecycle/state-verify.js";
 import { recordStop } from "./lifecycle/stop-request.js";
-import { homeDir, parseStopConfig, readSettingsDocument } from "./settings/config.js";
-import { findAgentapiToStop, settleTurn, stopAgentapi, stopBounds, stopBudgetMs } from "./stop/agent-stop.js";
+import { homeDir, parseStopConfig, takeScriptInputs } from "./settings/config.js";
+import { findAgentapiToStop, stopBounds, stopBudgetMs } from "./stop/stop-steps.js";
 import { sendTaskSnapshot } from "./stop/task-snapshot.js";
 import { standDownSupervisor } from "./supervisor/process.js";
 
@@ -39,7 +40,7 @@ async function lock(moduleDir: string, waitForStopMs: number, boundMs: number): 
 }
 
 async function main(): Promise<number> {
-  const config = parseStopConfig(readSettingsDocument(), homeDir());
+  const config = parseStopConfig(takeScriptInputs().settings, homeDir());
   const bounds = stopBounds(config.bounds);
   const { paths } = config;
   const started = Date.now();
@@ -57,7 +58,7 @@ async function stop(
   started: number,
 ): Promise<number> {
   const { paths } = config;
-  const { target: launched, note } = await readStopTarget(paths.launchRecord, {
+  const { launched, note } = await readLaunchRecord(paths.launchRecord, {
     port: config.port,
     pidFile: paths.pidFile,
     stateFile: paths.stateFile,
@@ -67,16 +68,16 @@ async function stop(
   const agentLog = path.join(paths.logs, "agentapi.log");
 
   await recordStop(paths.dir);
-  await phase("supervisor", () => standDownSupervisor(paths, bounds.stand_down));
-  const target = await phase("find", () => findAgentapiToStop(pidFile, port));
-  const save = (why: string, timeoutMs: number) => saveBeforeStop({ launched, target, agentLog, why, timeoutMs });
+  await phase("supervisor", () => standDownSupervisor(paths, bounds.standDown));
+  const agentapiPid = await phase("find", () => findAgentapiToStop(pidFile, port));
+  const save = (why: string, timeoutMs: number) => saveBeforeStop({ launched, agentapiPid, agentLog, why, timeoutMs });
   await phase("save", () => save("before stopping", bounds.save));
-  const turn = await phase("turn", async () => (target === null ? null : settleTurn(port, bounds)));
-  if (turn?.ranTurn) await phase("save", () => save("after the turn", bounds.save_again));
-  await phase("snapshot", () => sendTaskSnapshot(config.task, target !== null, port, bounds.snapshot));
+  const turn = await phase("turn", async () => (agentapiPid === null ? null : settleTurn(port, bounds)));
+  if (turn?.ranTurn) await phase("save", () => save("after the turn", bounds.saveAgain));
+  await phase("snapshot", () => sendTaskSnapshot(config.task, agentapiPid !== null, port, bounds.snapshot));
   await phase("stop", async () => {
-    if (target !== null)
-      await stopAgentapi(target, port, bounds, {
+    if (agentapiPid !== null)
+      await endAgentapi(agentapiPid, port, bounds, {
         pidFile,
         typeExit: mayTypeExit(config.gooseMode),
         atPrompt: turn?.atPrompt ?? false,
@@ -87,7 +88,7 @@ async function stop(
       stateFile,
       backupFile: launched.stateBackup,
       persistence: launched.persistence,
-      wasRunning: target !== null,
+      wasRunning: agentapiPid !== null,
     }),
   );
   log(`stop finished in ${Date.now() - started} ms`);

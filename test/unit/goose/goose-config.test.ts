@@ -7,7 +7,7 @@ import {
   extensionsLayer,
   moduleExtensions,
   upsertHintsBlock,
-} from "../../../src/goose/config.js";
+} from "../../../src/goose/goose-config.js";
 
 const coder = coderExtension(4000, "goose");
 const wanted = new Map<string, unknown>([

@@ -15,7 +15,7 @@ import { readOptional } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";
 import type { GooseSettings, ModulePaths } from "../settings/config.js";
 import { readChatOwner } from "./chat-owner.js";
-import { decideStart, type StartDecision } from "./session-decision.js";
+import { decideSession, type StartDecision } from "./session-decision.js";
 
 export interface LaunchPlan {
   sessionName: string;
@@ -51,7 +51,7 @@ async function noteEarlierConversation(
 }
 
 /** Cold or warm from Goose's own session store, what to do with the saved chat, and whether an interrupted turn carries on. */
-export async function decideLaunch(opts: {
+export async function planLaunch(opts: {
   goose: GooseSettings;
   gooseBin: string;
   env: Record<string, string>;
@@ -83,7 +83,7 @@ export async function decideLaunch(opts: {
   ]);
   const { probe } = read;
   const stateSummary = summarizeState(stateText);
-  const decision = decideStart({
+  const decision = decideSession({
     continueSession: goose.continue,
     sessionName: name,
     probe,

@@ -1,34 +1,23 @@
 import { getStatus } from "../agentapi/status.js";
-import { agentapiUrl, firstEventData, postJson } from "../lib/http.js";
+import { readScreen, typeRaw } from "../agentapi/terminal.js";
+import { agentPhase, CANCEL_INPUT, EXIT_INPUT, inputLine } from "../goose/screen.js";
 import { log, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
-import { findRunningAgentapi, isRunning, killTree, removePidFile, signal, waitForExit } from "../lib/processes.js";
+import { isRunning, killTree, removePidFile, signal, waitForExit } from "../lib/processes.js";
 
 /**
- * The stop's steps, in order, each with its own bound in ms: the one place
- * they are written down. A stop that meets a hung AgentAPI at every step still
- * ends within their sum, plus the few milliseconds of file work between them;
- * with the template's defaults (turn 5 s, SIGTERM 10 s) that is 29 s, inside
- * Kubernetes' default 30 s grace period. A normal idle stop takes a fraction
- * of a second.
+ * The graceful end of AgentAPI and its Goose, shared by the stop and by a
+ * start that must withdraw the AgentAPI it launched: let a running turn end
+ * (or cancel it), type `/exit` at Goose's prompt, and only when that fails,
+ * SIGTERM then SIGKILL. Each step has its own bound in ms.
  */
-export interface StopBounds {
-  /** Waiting for the lifecycle lock while a start or the supervisor launches or claims (milliseconds of work). */
-  lock: number;
-  /** The supervisor's exit after SIGTERM; SIGKILL after it. */
-  stand_down: number;
-  /** AgentAPI confirming the save asked for with SIGUSR1. */
-  save: number;
+export interface EndBounds {
   /** Whether a turn runs: GET /status, and Goose's screen when it says "stable". */
   look: number;
   /** A running turn finishing by itself (stop_turn_wait_seconds). */
   turn: number;
   /** Ctrl+C, then AgentAPI seeing the screen settle (unchanged for 2 s; GET /status, coder/agentapi lib/screentracker @ v0.12.2). */
   cancel: number;
-  /** Saving again after a turn ended or was cancelled. */
-  save_again: number;
-  /** The task log snapshot: GET /messages and the POST to Coder together. */
-  snapshot: number;
   /** Goose's prompt seen on its screen, unsent text cleared from it, `/exit` typed, and Goose and AgentAPI gone (a real Goose leaves in about 0.13 s). */
   exit: number;
   /** AgentAPI's exit after SIGTERM (stop_sigterm_wait_seconds). */
@@ -37,25 +26,9 @@ export interface StopBounds {
   sigkill: number;
 }
 
-export function stopBounds(template: { turnMs: number; termMs: number }): StopBounds {
-  return {
-    lock: 500,
-    stand_down: 2000,
-    save: 2000,
-    look: 1000,
-    turn: template.turnMs,
-    cancel: 2500,
-    save_again: 1000,
-    snapshot: 2000,
-    exit: 2000,
-    sigterm: template.termMs,
-    sigkill: 1000,
-  };
-}
-
-/** The stop's worst case: every step's bound. */
-export function stopBudgetMs(bounds: StopBounds): number {
-  return Object.values(bounds).reduce((sum, ms) => sum + ms, 0);
+/** The end's bounds: the template's for the turn and for SIGTERM, fixed ones for the rest. */
+export function endBounds(template: { turnMs: number; termMs: number }): EndBounds {
+  return { look: 1000, turn: template.turnMs, cancel: 2500, exit: 2000, sigterm: template.termMs, sigkill: 1000 };
 }
 
 // AgentAPI's own shutdown takes at most 10 s: 5 s to drain HTTP, then 5 s for
@@ -63,25 +36,8 @@ export function stopBudgetMs(bounds: StopBounds): number {
 // Close in lib/termexec/termexec.go, coder/agentapi @ v0.12.2).
 export const AGENTAPI_SHUTDOWN_MS = 10_000;
 
-// AgentAPI writes raw input to Goose's terminal as keystrokes. Observed with
-// Goose 1.46.1: `/exit` + Enter at the idle prompt ends Goose with exit 0 in
-// about 0.1 s, and a ^C byte during a turn cancels the turn and keeps Goose
-// running; SIGINT at the idle prompt is ignored, which is why AgentAPI's own
-// SIGTERM path always ended in its SIGKILL 5 s later.
-const EXIT_INPUT = "/exit\r";
-/** What the stop logs once Goose has left on the typed `/exit`. */
+/** What the log says once Goose has left on the typed `/exit`. */
 const GRACEFUL = "Goose exited on /exit, and AgentAPI with it";
-// Also what clears unsent text from the input line: with text there, Ctrl+C
-// empties the line and nothing else (CtrlCHandler in
-// crates/goose-cli/src/session/input.rs, aaif-goose/goose @ v1.46.1).
-const CANCEL_INPUT = "\u0003";
-
-// Goose draws this under its output while a turn runs, and typed text then
-// steers the turn instead of reaching the prompt (live_input.rs in
-// crates/goose-cli/src/session, aaif-goose/goose @ v1.46.1). It is the only
-// sign of the turn that answers the -i text of `goose run --interactive`:
-// Goose draws no spinner for it, so AgentAPI says "stable" throughout.
-export const STEER_HINT = "[Enter steer · Tab queue · Ctrl+C stop]";
 
 // Every request to AgentAPI is bounded by what is left of its step, and by this.
 const REQUEST_MS = 1000;
@@ -101,80 +57,8 @@ class Step {
   }
 }
 
-function typeRaw(port: number, content: string, step: Step) {
-  return postJson(agentapiUrl(port, "/message"), { type: "raw", content }, step.request());
-}
-
-/**
- * What a look at Goose's screen gave: its text; "absent" when AgentAPI has no
- * screen stream (it refused the request); null when no screen came within the
- * bound, which says nothing about Goose: on a loaded machine, or with the
- * step's last milliseconds as the bound, a screen that is there can come late.
- */
-export type ScreenRead = string | "absent" | null;
-
-/**
- * The terminal screen AgentAPI sees, from the stream its own web terminal
- * reads (GET /internal/screen, hidden from its API docs: Routes in
- * lib/httpapi/server.go, coder/agentapi @ v0.12.2; it sends the current
- * screen first, subscribeScreen there); /messages leaves out the input area
- * at the bottom, where the steer line is.
- */
-export async function readScreen(port: number, timeoutMs: number): Promise<ScreenRead> {
-  const got = await firstEventData(agentapiUrl(port, "/internal/screen"), timeoutMs);
-  if (got === null) return null;
-  if ("status" in got) return "absent";
-  try {
-    const parsed = JSON.parse(got.data) as { screen?: unknown };
-    return typeof parsed.screen === "string" ? parsed.screen : null;
-  } catch {
-    return null;
-  }
-}
-
-// What Goose shows after "> " while its input line is empty (the hints in
-// crates/goose-cli/src/session/completion.rs, aaif-goose/goose @ v1.46.1).
-const EMPTY_INPUT_HINTS = [
-  "Enter to send",
-  "Press Ctrl+C again to exit",
-  "Interrupted, what should goose work on instead?",
-];
-
-/**
- * Where the screen ends: at Goose's prompt with an empty input line, at its
- * prompt with unsent text in the line, or elsewhere. The prompt is a last line
- * starting with "> " that is not the steer line. Observed with Goose 1.46.1:
- * right after it has stored the task prompt, and before it draws the steer
- * line, the screen ends at the banner, and typed text is lost or steers the
- * turn; text typed there before the reply is echoed by the terminal, its Enter
- * is lost, and the text waits unsent in the input line after the reply.
- * An empty line always shows a hint after "> "; a bare ">" holds text that
- * does not show, such as a newline (Ctrl+J): Goose 1.46.1 then took a typed
- * `/exit` as the message "\n/exit" and started a turn instead of exiting.
- */
-export function inputLine(shown: string): "empty" | "text" | "none" {
-  const last = shown
-    .split("\n")
-    .map((line) => line.trimEnd())
-    .filter((line) => line !== "")
-    .at(-1);
-  if (last === undefined || !/^>( |$)/.test(last) || last.includes(STEER_HINT)) return "none";
-  const typed = last.slice(1).trim();
-  return EMPTY_INPUT_HINTS.some((hint) => typed.startsWith(hint)) ? "empty" : "text";
-}
-
-/**
- * Where Goose is, from AgentAPI's status (null: no answer) and, when that is
- * "stable", Goose's screen: working on a turn, idle at its prompt, or not
- * known yet because the status or the screen did not come.
- */
-export function agentPhase(status: string | null, shown: ScreenRead): "turn" | "idle" | "no-status" | "no-screen" {
-  if (status === null) return "no-status";
-  if (status !== "stable") return "turn";
-  if (shown === null) return "no-screen";
-  // Without the stream (an AgentAPI that has none), "stable" is all there is to go on.
-  if (shown === "absent") return "idle";
-  return inputLine(shown) === "none" ? "turn" : "idle";
+function typeWithin(port: number, content: string, step: Step) {
+  return typeRaw(port, content, step.request());
 }
 
 async function agentState(port: number, step: Step): Promise<ReturnType<typeof agentPhase>> {
@@ -214,19 +98,6 @@ async function waitChangeThenIdle(port: number, step: Step): Promise<boolean> {
   return waitIdle(port, step);
 }
 
-/** The AgentAPI the PID file names, if it still runs on this port; says what it found. */
-export async function findAgentapiToStop(pidFile: string, port: number): Promise<number | null> {
-  const found = await findRunningAgentapi(pidFile, port);
-  const messages: Record<typeof found.status, string> = {
-    running: `AgentAPI is PID ${found.pid}`,
-    "no-file": `no PID in ${pidFile}; nothing to signal`,
-    dead: `PID ${found.pid} from ${pidFile} is not running; nothing to signal`,
-    foreign: `PID ${found.pid} from ${pidFile} is not this AgentAPI (its command line differs); it is left alone`,
-  };
-  log(messages[found.status]);
-  return found.status === "running" ? found.pid : null;
-}
-
 /** Where the turn step left Goose: whether a turn ran (the chat then needs saving again), and whether it is at its prompt. */
 export interface TurnOutcome {
   ranTurn: boolean;
@@ -234,37 +105,37 @@ export interface TurnOutcome {
 }
 
 /** Lets a running turn end; past the bound, cancels it the way a user would, so Goose can still exit by itself. */
-async function endTurn(port: number, b: StopBounds): Promise<TurnOutcome & { note: string }> {
-  const now = await lookForTurn(port, new Step(b.look));
+async function endTurn(port: number, bounds: EndBounds): Promise<TurnOutcome & { note: string }> {
+  const now = await lookForTurn(port, new Step(bounds.look));
   if (now === "no-status") return { note: "status unavailable", ranTurn: false, atPrompt: false };
   if (now === "idle") return { note: "agent idle at its prompt", ranTurn: false, atPrompt: true };
   // A turn, or a screen that did not come in time: Goose must be seen at its prompt before /exit.
-  if (await waitIdle(port, new Step(b.turn)))
+  if (await waitIdle(port, new Step(bounds.turn)))
     return { note: "the running turn finished", ranTurn: true, atPrompt: true };
-  const cancel = new Step(b.cancel);
-  await typeRaw(port, CANCEL_INPUT, cancel);
+  const cancel = new Step(bounds.cancel);
+  await typeWithin(port, CANCEL_INPUT, cancel);
   if (await waitChangeThenIdle(port, cancel)) {
     return {
-      note: `the turn still ran after ${b.turn} ms and was cancelled; Goose keeps the message and continues it at the next start`,
+      note: `the turn still ran after ${bounds.turn} ms and was cancelled; Goose keeps the message and continues it at the next start`,
       ranTurn: true,
       atPrompt: true,
     };
   }
   return {
-    note: `the agent was still busy after ${b.turn} ms and a cancel (a turn, or Goose still starting); stopping it anyway`,
+    note: `the agent was still busy after ${bounds.turn} ms and a cancel (a turn, or Goose still starting); stopping it anyway`,
     ranTurn: true,
     atPrompt: false,
   };
 }
 
 /** The turn step, said in the log. */
-export async function settleTurn(port: number, b: StopBounds): Promise<TurnOutcome> {
-  const { note, ...outcome } = await endTurn(port, b);
+export async function settleTurn(port: number, bounds: EndBounds): Promise<TurnOutcome> {
+  const { note, ...outcome } = await endTurn(port, bounds);
   log(`turn: ${note}`);
   return outcome;
 }
 
-export interface StopOptions {
+export interface EndOptions {
   /** Removed once AgentAPI has gone, while it still names it. */
   pidFile: string;
   /** False when Enter could answer a tool approval instead of reaching the prompt (goose/mode.ts). */
@@ -274,8 +145,8 @@ export interface StopOptions {
 }
 
 /** Asks an idle Goose to exit by itself (AgentAPI then saves and exits); SIGTERM and SIGKILL only when that fails. */
-export async function stopAgentapi(pid: number, port: number, b: StopBounds, opts: StopOptions): Promise<void> {
-  await endAgentapi(pid, port, b, opts);
+export async function endAgentapi(pid: number, port: number, bounds: EndBounds, opts: EndOptions): Promise<void> {
+  await askThenSignal(pid, port, bounds, opts);
   await removePidFile(opts.pidFile, pid);
 }
 
@@ -323,7 +194,7 @@ async function clearInputLine(pid: number, port: number, step: Step): Promise<Ex
   const line = await waitInputLine(port, step);
   if (line === null) return { problem: `Goose's prompt was not on its screen within ${step.bound} ms` };
   if (line !== "text") return null;
-  const typed = await typeRaw(port, CANCEL_INPUT, step);
+  const typed = await typeWithin(port, CANCEL_INPUT, step);
   if (!typed.ok && !typed.answered)
     return afterNoAnswer(pid, step, "the Ctrl+C that clears Goose's input line", typed.error);
   if (!typed.ok) return { problem: `clearing the unsent text in Goose's input line failed (${typed.error})` };
@@ -341,7 +212,7 @@ async function clearInputLine(pid: number, port: number, step: Step): Promise<Ex
 async function exitByItself(pid: number, port: number, step: Step): Promise<ExitOutcome> {
   const cleared = await clearInputLine(pid, port, step);
   if (cleared !== null) return cleared;
-  const typed = await typeRaw(port, EXIT_INPUT, step);
+  const typed = await typeWithin(port, EXIT_INPUT, step);
   if (!typed.ok && typed.answered) return { problem: `typing /exit failed (${typed.error})` };
   if (!typed.ok) {
     const after = await afterNoAnswer(pid, step, "the /exit request", typed.error);
@@ -351,14 +222,14 @@ async function exitByItself(pid: number, port: number, step: Step): Promise<Exit
   return { problem: `Goose did not exit within ${step.bound} ms of /exit` };
 }
 
-async function endAgentapi(pid: number, port: number, b: StopBounds, opts: StopOptions): Promise<void> {
+async function askThenSignal(pid: number, port: number, bounds: EndBounds, opts: EndOptions): Promise<void> {
   let why: string;
   if (!opts.typeExit) {
     why = "goose_mode asks before tool calls, and /exit + Enter would answer a pending approval with Allow";
   } else if (!opts.atPrompt) {
     why = "Goose is not idle at its prompt";
   } else {
-    const outcome = await exitByItself(pid, port, new Step(b.exit));
+    const outcome = await exitByItself(pid, port, new Step(bounds.exit));
     if ("gone" in outcome) return log(outcome.gone);
     why = outcome.problem;
   }
@@ -369,10 +240,10 @@ async function endAgentapi(pid: number, port: number, b: StopBounds, opts: StopO
     return log(`${why}; AgentAPI (PID ${pid}) had exited by itself meanwhile, so nothing was signalled`);
   log(`${why}; sending SIGTERM`);
   signal(pid, "SIGTERM");
-  if (await waitForExit(pid, b.sigterm)) return log("AgentAPI exited after SIGTERM");
+  if (await waitForExit(pid, bounds.sigterm)) return log("AgentAPI exited after SIGTERM");
   const children = await killTree(pid);
-  const gone = await waitForExit(pid, b.sigkill);
+  const gone = await waitForExit(pid, bounds.sigkill);
   warn(
-    `AgentAPI did not exit within ${b.sigterm} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)${gone ? "" : `, and it was still there ${b.sigkill} ms later`}`,
+    `AgentAPI did not exit within ${bounds.sigterm} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)${gone ? "" : `, and it was still there ${bounds.sigkill} ms later`}`,
   );
 }

@@ -73,10 +73,16 @@ locals {
   # what is served). Redirects are held to the same rule (src/install/url-policy.ts).
   download_url_rule = "^(https://[^/\\s]+[^\\s]*|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?(/[^\\s]*)?|file:///[^\\s]*)$"
 
-  agentapi_version_parts = regex("^v([0-9]+)\\.([0-9]+)", local.agentapi_version)
+  # The first AgentAPI release that saves the chat: the plan-time echo of
+  # MIN_PERSISTENCE_VERSION in src/agentapi/version-gate.ts, which decides at
+  # the start (test/unit/agentapi/version-gate.test.ts holds the two equal).
+  agentapi_persistence_since = "0.12.0"
+  agentapi_version_parts     = [for part in regex("^v([0-9]+)\\.([0-9]+)\\.([0-9]+)", local.agentapi_version) : tonumber(part)]
+  persistence_since_parts    = [for part in split(".", local.agentapi_persistence_since) : tonumber(part)]
   agentapi_has_persistence = (
-    tonumber(local.agentapi_version_parts[0]) > 0 ||
-    tonumber(local.agentapi_version_parts[1]) >= 12
+    local.agentapi_version_parts[0] != local.persistence_since_parts[0] ? local.agentapi_version_parts[0] > local.persistence_since_parts[0] :
+    local.agentapi_version_parts[1] != local.persistence_since_parts[1] ? local.agentapi_version_parts[1] > local.persistence_since_parts[1] :
+    local.agentapi_version_parts[2] >= local.persistence_since_parts[2]
   )
 
   # AI Gateway: Goose's provider host is the gateway's route for that provider
@@ -158,7 +164,7 @@ locals {
 check "agentapi_version_supports_persistence" {
   assert {
     condition     = !var.enable_state_persistence || !var.install_agentapi || local.agentapi_has_persistence
-    error_message = "Remove agentapi_version to use the tested AgentAPI ${local.tested_versions.agentapi_version}, or set enable_state_persistence = false. AgentAPI ${local.agentapi_version} is older than v0.12.0, the first release that saves the chat, so the chat history will not survive a restart (Goose still resumes its session)."
+    error_message = "Remove agentapi_version to use the tested AgentAPI ${local.tested_versions.agentapi_version}, or set enable_state_persistence = false. AgentAPI ${local.agentapi_version} is older than v${local.agentapi_persistence_since}, the first release that saves the chat, so the chat history will not survive a restart (Goose still resumes its session)."
   }
 }
 

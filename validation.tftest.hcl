@@ -507,6 +507,18 @@ run "agentapi_version_unset_installs_the_tested_release" {
   }
 }
 
+# The plan-time check's boundary: the last release before persistence warns, the first passes.
+run "agentapi_version_just_before_persistence" {
+  command = plan
+  variables { agentapi_version = "v0.11.99" }
+  expect_failures = [check.agentapi_version_supports_persistence]
+}
+
+run "agentapi_version_first_with_persistence" {
+  command = plan
+  variables { agentapi_version = "v0.12.0" }
+}
+
 # 3.x's default: it still installs, without state persistence, with a warning.
 run "agentapi_version_3x_default" {
   command = plan

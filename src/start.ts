@@ -41,7 +41,9 @@ async function main(): Promise<void> {
       "the workspace's stop script ran while this start was still running, so Goose is not running (the stop wins). Start the workspace again to use Goose.",
     );
   if (config.supervise)
-    await phase("supervisor", () => startSupervisor({ config, tools, gate, startedAt, stopsSeen, code: ownScript }));
+    await phase("supervisor", () =>
+      startSupervisor({ config, settings, tools, gate, startedAt, stopsSeen, code: ownScript }),
+    );
 }
 
 // The supervisor starts this same script again, with the arguments that name

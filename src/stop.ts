@@ -1,11 +1,10 @@
-import path from "node:path";
 import { saveBeforeStop } from "./agentapi/state-save.js";
 import { mayTypeExit } from "./goose/mode.js";
 import { log, phase, reportFatal, warn } from "./lib/log.js";
 import { endAgentapi, settleTurn } from "./lifecycle/agentapi-end.js";
+import { verifyChatAfterStop } from "./lifecycle/chat-file.js";
 import { readLaunchRecord } from "./lifecycle/launch-record.js";
 import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle/lock.js";
-import { verifyStateAfterStop } from "./lifecycle/state-verify.js";
 import { recordStop } from "./lifecycle/stop-request.js";
 import { homeDir, parseStopConfig, takeScriptInputs } from "./settings/config.js";
 import { findAgentapiToStop, stopBounds, stopBudgetMs } from "./stop/stop-steps.js";
@@ -65,7 +64,7 @@ async function stop(
   });
   if (note) log(`launch record: ${note}; using the settings' port and files`);
   const { port, pidFile, stateFile } = launched;
-  const agentLog = path.join(paths.logs, "agentapi.log");
+  const agentLog = paths.agentapiLog;
 
   await recordStop(paths.dir);
   await phase("supervisor", () => standDownSupervisor(paths, bounds.standDown));
@@ -84,7 +83,7 @@ async function stop(
       });
   });
   const lost = await phase("verify", () =>
-    verifyStateAfterStop({
+    verifyChatAfterStop({
       stateFile,
       backupFile: launched.stateBackup,
       persistence: launched.persistence,

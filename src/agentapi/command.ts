@@ -25,10 +25,12 @@ export function buildAgentapiArgs(opts: {
 }
 
 /**
- * AgentAPI's settings given in its environment. The AGENTAPI_* names are the
- * registry agentapi module's contract; the state ones are set only when the
- * binary passed the version gate, because older binaries silently ignore
- * them. AgentAPI splits its allow-lists on spaces when they come from the
+ * AgentAPI's settings given in its environment (AgentAPI binds every flag to
+ * AGENTAPI_<FLAG>: CreateServerCmd in cmd/server/server.go, coder/agentapi).
+ * The state and PID files are not among them: they go as flags only
+ * (buildAgentapiArgs), one way, and AgentAPI 0.12.2 honours either (checked
+ * against the binary); with a state file, loading and saving default to on.
+ * AgentAPI splits its allow-lists on spaces when they come from the
  * environment (cmd/server/server.go, coder/agentapi @ v0.12.2), and no entry
  * holds one (settings/access-lists.ts; variables.tf validates the additions).
  */
@@ -36,18 +38,11 @@ export function agentapiEnv(opts: {
   allowedHosts: string[];
   allowedOrigins: string[];
   chatBasePath: string;
-  persistence: PersistenceFiles | null;
 }): Record<string, string> {
   const env: Record<string, string> = {
     AGENTAPI_ALLOWED_HOSTS: opts.allowedHosts.join(" "),
     AGENTAPI_ALLOWED_ORIGINS: opts.allowedOrigins.join(" "),
   };
   if (opts.chatBasePath) env.AGENTAPI_CHAT_BASE_PATH = opts.chatBasePath;
-  if (opts.persistence) {
-    env.AGENTAPI_STATE_FILE = opts.persistence.stateFile;
-    env.AGENTAPI_PID_FILE = opts.persistence.pidFile;
-    env.AGENTAPI_SAVE_STATE = "true";
-    env.AGENTAPI_LOAD_STATE = "true";
-  }
   return env;
 }

@@ -1,4 +1,4 @@
-import { agentapiEnv, type PersistenceFiles } from "../agentapi/command.js";
+import { agentapiEnv } from "../agentapi/command.js";
 import { additionalConfigFiles } from "./goose-config.js";
 import { CONTINUATION_TEXT } from "./interrupted-turn.js";
 import type { GooseMode } from "./mode.js";
@@ -52,7 +52,6 @@ export function buildLaunchEnv(
   base: NodeJS.ProcessEnv,
   opts: {
     chatBasePath: string;
-    persistence: PersistenceFiles | null;
     allowedHosts: string[];
     allowedOrigins: string[];
     provider: string;

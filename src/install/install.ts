@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { chmod, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import clean from "semver/functions/clean.js";
-import { parseVersionOutput } from "../agentapi/version-gate.js";
+import { MIN_PERSISTENCE_VERSION, parseVersionOutput } from "../agentapi/version-gate.js";
 import { replaceSymlink, writeFileAtomic } from "../lib/atomic-write.js";
 import { logTail } from "../lib/command-log.js";
 import { commandPath, run, runToLog } from "../lib/exec.js";
@@ -84,7 +84,7 @@ async function linkAgentapiFromPath(binDir: string, pathValue: string): Promise<
   const found = await commandPath("agentapi", pathValue);
   if (!found) {
     throw new StepError(
-      "agentapi is not on PATH and install_agentapi is false. Install AgentAPI (v0.12.0 or newer for the chat history) in the workspace image, or set install_agentapi = true.",
+      `agentapi is not on PATH and install_agentapi is false. Install AgentAPI (v${MIN_PERSISTENCE_VERSION} or newer for the chat history) in the workspace image, or set install_agentapi = true.`,
     );
   }
   const link = path.join(binDir, "agentapi");

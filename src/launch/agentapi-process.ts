@@ -1,17 +1,18 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { findRunningAgentapi } from "../agentapi/server.js";
 import { type AgentStatus, getStatus, pollStatus } from "../agentapi/status.js";
 import { prepareAgentapiTmp } from "../agentapi/tmp.js";
 import { type GooseMode, mayTypeExit } from "../goose/mode.js";
-import { logTail, openRotatedLog } from "../lib/command-log.js";
+import { logTail } from "../lib/command-log.js";
+import { startDetached } from "../lib/detached.js";
 import { log, phase, StepError, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { describePortHolder, listensOn } from "../lib/port-owner.js";
 import { isRunning, killTree, readPidFile, removePidFile, waitForExit, writePidFile } from "../lib/processes.js";
 import { AGENTAPI_SHUTDOWN_MS, endAgentapi, endBounds, settleTurn } from "../lifecycle/agentapi-end.js";
+import { verifyChatAfterStop } from "../lifecycle/chat-file.js";
 import { acquireLifecycleLock, type LifecycleLock, lockPatience } from "../lifecycle/lock.js";
-import { verifyStateAfterStop } from "../lifecycle/state-verify.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import type { ModulePaths } from "../settings/config.js";
 import { awaitFirstTurn } from "./first-turn.js";
@@ -24,9 +25,8 @@ const READY_TIMEOUT_MS = 60_000;
 const SETTLE_TIMEOUT_MS = 5_000;
 
 /**
- * Starts AgentAPI in its own session so it outlives this script and the Coder
- * agent's process group. stdin is /dev/null: AgentAPI reads a non-terminal
- * stdin to EOF before it starts, and output must not hold the agent's pipes.
+ * Starts AgentAPI so that it outlives this script and the Coder agent's
+ * process group (startDetached), its log opened with the command line.
  */
 export async function spawnAgentapi(opts: {
   binary: string;
@@ -35,25 +35,12 @@ export async function spawnAgentapi(opts: {
   cwd: string;
   logFile: string;
 }): Promise<ChildProcess> {
-  const out = await openRotatedLog(opts.logFile);
-  await out.write(
-    `\n--- ${new Date().toISOString()} ${opts.binary} ${opts.args.map((a) => JSON.stringify(a)).join(" ")}\n`,
-  );
-  try {
-    const child = spawn(opts.binary, opts.args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      detached: true,
-      stdio: ["ignore", out.fd, out.fd],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", resolve);
-      child.once("error", reject);
-    });
-    return child;
-  } finally {
-    await out.close();
-  }
+  return startDetached(opts.binary, opts.args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    logFile: opts.logFile,
+    firstLine: `\n--- ${new Date().toISOString()} ${opts.binary} ${opts.args.map((a) => JSON.stringify(a)).join(" ")}\n`,
+  });
 }
 
 /** Waits for AgentAPI's /status to answer at all. */
@@ -124,7 +111,7 @@ async function withdraw(
  * the backup taken for this launch puts it back.
  */
 function restoreOverwrittenChat(state: { stateFile: string; backupFile: string | null; persistence: boolean }) {
-  return verifyStateAfterStop({
+  return verifyChatAfterStop({
     stateFile: state.stateFile,
     backupFile: state.backupFile,
     persistence: state.persistence,
@@ -183,7 +170,7 @@ async function useRunning(pid: number, port: number, paths: ModulePaths): Promis
   const ready = await waitForReady(port, { timeoutMs: READY_TIMEOUT_MS, exited: () => undefined });
   if (!("value" in ready))
     throw new StepError(
-      `AgentAPI (PID ${pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`,
+      `AgentAPI (PID ${pid}) is running but does not answer on port ${port}. See ${paths.agentapiLog}.`,
     );
   return true;
 }
@@ -244,7 +231,7 @@ export async function launchAgentapi(opts: {
     log(`${abortedEarly}; AgentAPI is not launched`);
     return false;
   }
-  const agentLog = path.join(paths.logs, "agentapi.log");
+  const agentLog = paths.agentapiLog;
   // The stop count is checked and AgentAPI spawned under the lifecycle lock: a
   // stop that counts itself after the check finds this AgentAPI's PID file, or
   // is seen by the check after Goose is ready.

@@ -1,5 +1,4 @@
 import { lstat, realpath } from "node:fs/promises";
-import { type StateSummary, summarizeState } from "../agentapi/state-file.js";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
 import { predecessorRan } from "../goose/predecessor.js";
 import {
@@ -11,19 +10,17 @@ import {
   type TailRead,
 } from "../goose/session-records.js";
 import { readSession } from "../goose/sessions.js";
-import { readOptional } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";
+import { type ChatOwner, prepareChat, readSavedChat, type SavedChat } from "../lifecycle/chat-file.js";
 import type { GooseSettings, ModulePaths } from "../settings/config.js";
-import { readChatOwner } from "./chat-owner.js";
 import { decideSession, type StartDecision } from "./session-decision.js";
 
 export interface LaunchPlan {
   sessionName: string;
   probe: SessionProbe;
   decision: StartDecision;
-  /** The state file's text as read for the decision (null when there is none), so it is read once. */
-  stateText: string | null;
-  stateSummary: StateSummary;
+  /** The saved chat as read for the decision, so it is read once. */
+  saved: SavedChat;
   turn: TurnDecision;
   /** A supervisor's restart rather than a workspace start. */
   restart: boolean;
@@ -74,22 +71,20 @@ export async function planLaunch(opts: {
     () => false,
     (error: NodeJS.ErrnoException) => error.code === "ENOENT",
   );
-  const [read, stateText, owner] = await Promise.all([
+  const [read, saved] = await Promise.all([
     goose.continue
       ? readSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder, firstLaunch })
       : { probe: notChecked, tail: notChecked, sessions: null },
-    readOptional(paths.stateFile),
-    readChatOwner(paths.stateOwner),
+    readSavedChat(paths.stateFile),
   ]);
   const { probe } = read;
-  const stateSummary = summarizeState(stateText);
   const decision = decideSession({
     continueSession: goose.continue,
     sessionName: name,
     probe,
-    state: stateSummary,
+    state: saved.summary,
     prompt: goose.prompt.trim() !== "",
-    owner,
+    owner: saved.owner,
     restart: opts.restart,
   });
   if (probe.kind === "found") {
@@ -117,5 +112,24 @@ export async function planLaunch(opts: {
     probe: tail,
   });
   if (decision.mode === "warm") (turn.action === "wait" ? warn : log)(`interrupted turn: ${turn.reason}`);
-  return { sessionName: name, probe, decision, stateText, stateSummary, turn, restart: opts.restart };
+  return { sessionName: name, probe, decision, saved, turn, restart: opts.restart };
+}
+
+/**
+ * Readies the saved chat for a launch with persistence as the plan decided,
+ * recording the session it belongs to; returns the backup taken, if any.
+ */
+export function prepareSavedChat(paths: ModulePaths, plan: LaunchPlan): Promise<string | null> {
+  const { decision, probe } = plan;
+  const owner: ChatOwner = {
+    session_name: plan.sessionName,
+    session_id: decision.mode === "warm" && probe.kind === "found" ? probe.id : null,
+  };
+  return prepareChat(paths.stateFile, {
+    action: decision.state,
+    why: decision.stateReason,
+    saved: plan.saved,
+    owner,
+    restart: plan.restart,
+  });
 }

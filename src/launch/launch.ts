@@ -8,8 +8,7 @@ import { writeLaunchRecord } from "../lifecycle/launch-record.js";
 import { decideAccess } from "../settings/access-lists.js";
 import type { StartConfig } from "../settings/config.js";
 import { launchAgentapi } from "./agentapi-process.js";
-import { type LaunchPlan, planLaunch } from "./launch-plan.js";
-import { prepareState } from "./state-prep.js";
+import { type LaunchPlan, planLaunch, prepareSavedChat } from "./launch-plan.js";
 
 /** The turn Goose starts with by itself (buildGooseArgs), as the log names it. */
 function firstTurnOf(plan: LaunchPlan, promptFile: string | null): string | undefined {
@@ -58,10 +57,9 @@ export async function launchGoose(opts: {
   // (session list, export) need no key and get none.
   const gateway = gatewayEnv(goose.provider, goose.aiGateway, process.env);
   const base: NodeJS.ProcessEnv = { ...process.env, [goose.aiGateway.tokenEnv]: undefined };
-  const envWith = (persistence: PersistenceFiles | null, forAgentapi: boolean) =>
+  const envWith = (forAgentapi: boolean) =>
     buildLaunchEnv(base, {
       chatBasePath: config.agentapi.chatBasePath,
-      persistence,
       allowedHosts: access.hosts,
       allowedOrigins: access.origins,
       provider: goose.provider,
@@ -76,16 +74,15 @@ export async function launchGoose(opts: {
     });
 
   // AgentAPI's version and Goose's sessions are independent questions to two
-  // binaries, so they are asked at once. Goose's helpers get the launch
-  // environment without AgentAPI's state variables (AGENTAPI_*), which Goose
-  // never reads, so they need not wait for the gate.
+  // binaries, so they are asked at once: the environment does not depend on
+  // the gate (the state files reach AgentAPI as flags, buildAgentapiArgs).
   const [gate, plan] = await Promise.all([
     opts.gate,
     phase("decide", () =>
       planLaunch({
         goose,
         gooseBin: tools.gooseBin,
-        env: envWith(null, false),
+        env: envWith(false),
         home,
         folder: config.folder,
         paths,
@@ -96,8 +93,8 @@ export async function launchGoose(opts: {
   const persistence: PersistenceFiles | null = gate.enabled
     ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
     : null;
-  const launchEnv = envWith(persistence, true);
-  const stateBackup = persistence ? await prepareState(paths, plan) : null;
+  const launchEnv = envWith(true);
+  const stateBackup = persistence ? await prepareSavedChat(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
   const session: GooseSession =
     plan.decision.mode === "warm" && plan.probe.kind === "found"

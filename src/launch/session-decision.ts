@@ -1,19 +1,12 @@
 import type { StateSummary } from "../agentapi/state-file.js";
 import type { SessionProbe } from "../goose/session-records.js";
 import { StepError } from "../lib/log.js";
-
-export type StateAction = "none" | "keep" | "set-aside";
-
-/** Which Goose session a saved chat belongs to, recorded beside the state file at every start. */
-export interface ChatOwner {
-  session_name: string;
-  session_id: string | null;
-}
+import type { ChatAction, ChatOwner } from "../lifecycle/chat-file.js";
 
 export interface StartDecision {
   mode: "cold" | "warm";
   reason: string;
-  state: StateAction;
+  state: ChatAction;
   stateReason?: string;
 }
 

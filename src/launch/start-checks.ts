@@ -54,7 +54,7 @@ export async function reuseRunningAgentapi(paths: ModulePaths, port: number): Pr
     const ready = await waitForReady(port, { timeoutMs: 60_000, exited: () => undefined });
     if (!("value" in ready))
       throw new StepError(
-        `AgentAPI (PID ${running.pid}) is running but does not answer on port ${port}. See ${path.join(paths.logs, "agentapi.log")}.`,
+        `AgentAPI (PID ${running.pid}) is running but does not answer on port ${port}. See ${paths.agentapiLog}.`,
       );
     return true;
   }

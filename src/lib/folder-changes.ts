@@ -1,8 +1,11 @@
 import { type FSWatcher, watch } from "node:fs";
 
+/** How a wait ended: a change in a watched folder, its bound, or close(). */
+export type WaitEnd = "changed" | "timeout" | "closed";
+
 export interface FolderChanges {
   /** Resolves at the first change since the previous wait (at once if one came meanwhile), or after `ms`. */
-  wait(ms: number): Promise<void>;
+  wait(ms: number): Promise<WaitEnd>;
   close(): void;
 }
 
@@ -16,11 +19,11 @@ export interface FolderChanges {
  */
 export function watchFolders(folders: string[]): FolderChanges {
   let changed = false;
-  let wake: (() => void) | null = null;
+  let wake: ((end: WaitEnd) => void) | null = null;
   const watchers: FSWatcher[] = [];
   const onChange = () => {
     changed = true;
-    wake?.();
+    wake?.("changed");
   };
   for (const folder of new Set(folders)) {
     try {
@@ -35,22 +38,22 @@ export function watchFolders(folders: string[]): FolderChanges {
     wait(ms) {
       if (changed) {
         changed = false;
-        return Promise.resolve();
+        return Promise.resolve("changed");
       }
       return new Promise((resolve) => {
-        const done = () => {
+        const done = (end: WaitEnd) => {
           clearTimeout(timer);
           wake = null;
           changed = false;
-          resolve();
+          resolve(end);
         };
-        const timer = setTimeout(done, ms);
+        const timer = setTimeout(() => done("timeout"), ms);
         wake = done;
       });
     },
     close() {
       for (const watcher of watchers) watcher.close();
-      wake?.();
+      wake?.("closed");
     },
   };
 }

@@ -38,18 +38,16 @@ export async function pruneOldest(dir: string, prefix: string, keep: number): Pr
   return deleted;
 }
 
+/** The name `file` gets when it is set aside at `now`: `<file>.set-aside-<time>`. */
+export function setAsideName(file: string, now: Date): string {
+  return `${file}${SUFFIX}${timeTag(now)}`;
+}
+
 /**
- * Renames `file` to `<file>.set-aside-<time>` rather than deleting it, then
- * deletes all but the newest `keep` such copies. Returns the new name and the
- * deleted copies.
+ * Renames `file` to `to` (its setAsideName) rather than deleting it, then
+ * deletes all but the newest `keep` such copies. Returns the deleted copies.
  */
-export async function setAside(
-  file: string,
-  keep: number,
-  now = new Date(),
-): Promise<{ kept: string; removed: string[] }> {
-  const kept = `${file}${SUFFIX}${timeTag(now)}`;
-  await rename(file, kept);
-  const removed = await pruneOldest(path.dirname(file), `${path.basename(file)}${SUFFIX}`, keep);
-  return { kept, removed };
+export async function setAside(file: string, to: string, keep: number): Promise<string[]> {
+  await rename(file, to);
+  return pruneOldest(path.dirname(file), `${path.basename(file)}${SUFFIX}`, keep);
 }

@@ -13,11 +13,11 @@ import { StepError } from "../lib/log.js";
 export interface ModulePaths {
   dir: string;
   logs: string;
+  /** AgentAPI's output, appended at each launch (lib/detached.ts). */
+  agentapiLog: string;
   scripts: string;
   bin: string;
   stateFile: string;
-  stateBackup: string;
-  stateOwner: string;
   pidFile: string;
   launchRecord: string;
   promptFile: string;
@@ -112,11 +112,10 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
   return {
     dir,
     logs: path.join(dir, "logs"),
+    agentapiLog: path.join(dir, "logs", "agentapi.log"),
     scripts: path.join(dir, "scripts"),
     bin: path.join(dir, "bin"),
     stateFile,
-    stateBackup: `${stateFile}.bak`,
-    stateOwner: `${stateFile}.owner.json`,
     pidFile: layer.path("pid_file", path.join(dir, "agentapi.pid")),
     launchRecord: path.join(dir, "agentapi-launch.json"),
     promptFile: path.join(dir, "task-prompt.md"),
@@ -219,6 +218,17 @@ export function parseStopConfig(document: unknown, home: string): StopConfig {
       gooseMode: agent.oneOf("goose_mode", GOOSE_MODES),
     };
   });
+}
+
+/**
+ * A copy of the start's settings document without the prompt, for the
+ * supervisor it leaves running: a restart never delivers the prompt again, and
+ * the supervisor's environment must not carry it.
+ */
+export function settingsWithoutPrompt(document: unknown): unknown {
+  const copy = structuredClone(document) as { agent: { goose: { prompt: string } } };
+  copy.agent.goose.prompt = "";
+  return copy;
 }
 
 export function homeDir(): string {

@@ -4,7 +4,6 @@ import { gooseSessionsDb } from "../goose/sessions.js";
 import type { InstalledTools } from "../launch/launch.js";
 import { log, warn } from "../lib/log.js";
 import { signal } from "../lib/processes.js";
-import { readLaunchRecord } from "../lifecycle/launch-record.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import { homeDir, type StartConfig } from "../settings/config.js";
 import { supervisorDocument } from "../supervisor/document.js";
@@ -19,6 +18,8 @@ import SUPERVISOR_SH from "../supervisor/supervisor.sh";
  */
 export async function startSupervisor(opts: {
   config: StartConfig;
+  /** The settings document the start was given, which the supervisor reads again. */
+  settings: unknown;
   tools: InstalledTools;
   gate: DecidedGate;
   startedAt: number;
@@ -26,7 +27,6 @@ export async function startSupervisor(opts: {
   code: Buffer | null;
 }): Promise<void> {
   const { paths } = opts.config;
-  const { port } = opts.config.agentapi;
   const stopped = () => stoppedSince(paths.dir, opts.stopsSeen);
   if (await stopped()) return log("the workspace's stop script ran meanwhile; no supervisor is started");
   const running = await findSupervisor(paths.supervisorPid, paths.dir);
@@ -35,12 +35,7 @@ export async function startSupervisor(opts: {
     return warn(
       "no supervisor: the coder_script did not pass the script's own code (CODER_MODULE_SCRIPT); re-apply the template so the coder_script is rendered again",
     );
-  const { launched } = await readLaunchRecord(paths.launchRecord, {
-    port,
-    pidFile: paths.pidFile,
-    stateFile: paths.stateFile,
-  });
-  const document = supervisorDocument(opts.config, opts.tools, opts.gate, {
+  const document = supervisorDocument(opts.settings, opts.tools, opts.gate, {
     since: opts.startedAt,
     stops: opts.stopsSeen,
   });
@@ -58,10 +53,10 @@ export async function startSupervisor(opts: {
         GOOSE_MODULE_RUNTIME_KIND: process.versions.bun ? "bun" : "node",
         GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
         // Empty: no autosave.
-        GOOSE_MODULE_SESSIONS_DB: launched.persistence ? gooseSessionsDb(process.env, homeDir()) : "",
-        GOOSE_MODULE_WATCH_NOTE: launched.persistence
+        GOOSE_MODULE_SESSIONS_DB: opts.gate.enabled ? gooseSessionsDb(process.env, homeDir()) : "",
+        GOOSE_MODULE_WATCH_NOTE: opts.gate.enabled
           ? "; the chat is saved after every turn"
-          : `; no autosave (${launched.persistenceReason})`,
+          : `; no autosave (${opts.gate.reason})`,
       },
     });
     const claim = await claimSupervisorPid(paths, opts.stopsSeen, pid);

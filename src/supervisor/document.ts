@@ -1,13 +1,19 @@
 import type { DecidedGate } from "../agentapi/version-gate.js";
 import type { InstalledTools } from "../launch/launch.js";
+import { FieldError, Fields } from "../lib/json-fields.js";
 import { StepError } from "../lib/log.js";
-import { type StartConfig, takeScriptInputs } from "../settings/config.js";
+import {
+  homeDir,
+  parseStartConfig,
+  type StartConfig,
+  settingsWithoutPrompt,
+  takeScriptInputs,
+} from "../settings/config.js";
 
 const DOCUMENT_KIND = "goose-module-supervisor";
 
-/** What a start hands the supervisor it leaves running: never the task prompt. */
-export interface SupervisorDocument {
-  kind: typeof DOCUMENT_KIND;
+/** What the supervisor's helpers run with: the start's settings, binaries and gate. */
+export interface SupervisorInputs {
   config: StartConfig;
   tools: InstalledTools;
   gate: DecidedGate;
@@ -18,24 +24,72 @@ export interface SupervisorDocument {
 }
 
 /**
+ * What a start hands the supervisor it leaves running: the settings document
+ * it was given, without the task prompt, and what it found out (the binaries,
+ * the persistence gate). The settings are read again by the same strict
+ * reader as the start's (parseStartConfig).
+ */
+export function supervisorDocument(
+  settings: unknown,
+  tools: InstalledTools,
+  gate: DecidedGate,
+  start: { since: number; stops: number },
+): unknown {
+  const { kind, enabled, version, reason } = gate;
+  return {
+    kind: DOCUMENT_KIND,
+    settings: settingsWithoutPrompt(settings),
+    tools,
+    gate: { kind, enabled, version, reason },
+    ...start,
+  };
+}
+
+/**
  * A restart resumes the session that was running, so it needs no prompt and
  * can never deliver it again, and no install script; it resumes even with
  * `continue = false`, which asks for a new session per workspace start, not
  * per crash.
  */
-export function supervisorDocument(
-  config: StartConfig,
-  tools: InstalledTools,
-  gate: DecidedGate,
-  start: { since: number; stops: number },
-): SupervisorDocument {
+function forRestart(config: StartConfig): StartConfig {
   const goose = { ...config.goose, prompt: "", continue: true, installScript: { pre: "", post: "" } };
-  return { kind: DOCUMENT_KIND, config: { ...config, goose }, tools, gate, ...start };
+  return { ...config, goose };
 }
 
-export function readSupervisorDocument(): SupervisorDocument {
-  const document = takeScriptInputs().settings as Partial<SupervisorDocument> | null;
-  if (document?.kind !== DOCUMENT_KIND)
+function readInputs(document: Fields): Omit<SupervisorInputs, "config"> {
+  const tools = document.object("tools");
+  const gate = document.object("gate");
+  return {
+    tools: {
+      agentapi: tools.path("agentapi"),
+      gooseBin: tools.path("gooseBin"),
+      pathPrefix: tools.stringList("pathPrefix"),
+    },
+    gate: {
+      kind: gate.oneOf("kind", ["decided"]),
+      enabled: gate.boolean("enabled"),
+      version: gate.nullableString("version"),
+      reason: gate.string("reason"),
+    },
+    since: document.integer("since", 0, Number.MAX_SAFE_INTEGER),
+    stops: document.integer("stops", 0, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+/** The supervisor's document, checked field by field like the settings the start reads. */
+export function readSupervisorDocument(env: NodeJS.ProcessEnv = process.env): SupervisorInputs {
+  const document = takeScriptInputs(env).settings;
+  if ((document as { kind?: unknown } | null)?.kind !== DOCUMENT_KIND)
     throw new StepError("the supervisor was started without its document; only the start script starts it.");
-  return document as SupervisorDocument;
+  let inputs: Omit<SupervisorInputs, "config">;
+  try {
+    inputs = readInputs(Fields.of(document, "supervisor document"));
+  } catch (error) {
+    if (!(error instanceof FieldError)) throw error;
+    throw new StepError(
+      `the supervisor's document is not valid: ${error.message}. It comes from the start of another module version; start the workspace again.`,
+    );
+  }
+  const config = parseStartConfig((document as { settings?: unknown }).settings, homeDir());
+  return { config: forRestart(config), ...inputs };
 }

@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import path from "node:path";
-import { openRotatedLog } from "../lib/command-log.js";
+import { startDetached } from "../lib/detached.js";
 import { log, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { isRunning, readCmdline, readPidFile, removePidFile, signal } from "../lib/processes.js";
@@ -128,21 +127,11 @@ export async function spawnSupervisor(opts: {
   source: string;
   env: NodeJS.ProcessEnv;
 }): Promise<number> {
-  const out = await openRotatedLog(supervisorLog(opts.paths));
-  try {
-    const child = spawn("/bin/sh", ["-c", opts.source, SUPERVISOR_ARG, opts.paths.dir], {
-      cwd: "/",
-      env: opts.env,
-      detached: true,
-      stdio: ["ignore", out.fd, out.fd],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("spawn", resolve);
-    });
-    child.unref();
-    return child.pid as number;
-  } finally {
-    await out.close();
-  }
+  const child = await startDetached("/bin/sh", ["-c", opts.source, SUPERVISOR_ARG, opts.paths.dir], {
+    cwd: "/",
+    env: opts.env,
+    logFile: supervisorLog(opts.paths),
+  });
+  child.unref();
+  return child.pid as number;
 }

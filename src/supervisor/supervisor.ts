@@ -7,10 +7,10 @@ import { launchGoose } from "../launch/launch.js";
 import { ensurePortFree, reuseRunningAgentapi } from "../launch/start-checks.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
 import { log, StepError, stampLogLines, warn } from "../lib/log.js";
-import { readLaunchRecord, recordSupervisorGaveUp } from "../lifecycle/launch-record.js";
+import { recordSupervisorGaveUp } from "../lifecycle/launch-record.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import { homeDir, type ModulePaths } from "../settings/config.js";
-import { readSupervisorDocument, type SupervisorDocument } from "./document.js";
+import { readSupervisorDocument, type SupervisorInputs } from "./document.js";
 import { decideRestart, noteRunEnded, type RestartHistory } from "./restart-policy.js";
 import { exists, saveAfterTurn } from "./watch.js";
 
@@ -93,7 +93,7 @@ async function describeFailure(error: unknown, agentLog: string, memory: Restart
 }
 
 /** The start's launch path again, without the prompt; says what went wrong when AgentAPI and Goose did not come up. */
-async function restart(doc: SupervisorDocument, standDown: StandDown, memory: RestartMemory): Promise<string | null> {
+async function restart(doc: SupervisorInputs, standDown: StandDown, memory: RestartMemory): Promise<string | null> {
   const { config } = doc;
   standDown.restarting = true;
   try {
@@ -113,14 +113,14 @@ async function restart(doc: SupervisorDocument, standDown: StandDown, memory: Re
     log(`restarted: ${plan.decision.mode} start of Goose session "${plan.sessionName}"`);
     return null;
   } catch (error) {
-    return describeFailure(error, path.join(config.paths.logs, "agentapi.log"), memory);
+    return describeFailure(error, config.paths.agentapiLog, memory);
   } finally {
     standDown.restarting = false;
   }
 }
 
 /** Why the watched run ended: the sh supervisor names the AgentAPI it saw exit, if it saw one. */
-async function whyEnded(doc: SupervisorDocument, watched: number | null, memory: RestartMemory): Promise<string> {
+async function whyEnded(doc: SupervisorInputs, watched: number | null, memory: RestartMemory): Promise<string> {
   if (memory.problem !== null) return memory.problem;
   const { port } = doc.config.agentapi;
   if (watched === null) {
@@ -177,7 +177,7 @@ export async function restartMain(watched: number | null): Promise<number> {
 // database, and with it another helper.
 const AUTOSAVE_BOUND_MS = 10_000;
 
-/** Saves the chat at AgentAPI's next "stable", once, when the launch record says persistence is on. */
+/** Saves the chat at AgentAPI's next "stable", once, when persistence is on. */
 export async function autosaveMain(): Promise<number> {
   stampLogLines();
   const doc = readSupervisorDocument();
@@ -185,17 +185,13 @@ export async function autosaveMain(): Promise<number> {
   const { port } = doc.config.agentapi;
   const found = await findRunningAgentapi(paths.pidFile, port);
   if (found.status !== "running") return 0;
-  const { launched } = await readLaunchRecord(paths.launchRecord, {
-    port,
-    pidFile: paths.pidFile,
-    stateFile: paths.stateFile,
-  });
-  if (!launched.persistence) return 0;
+  // The gate every launch of this supervisor used, so the one the launch record holds.
+  if (!doc.gate.enabled) return 0;
   await saveAfterTurn({
     pid: found.pid,
     port,
-    stateFile: launched.stateFile,
-    agentLog: path.join(paths.logs, "agentapi.log"),
+    stateFile: paths.stateFile,
+    agentLog: paths.agentapiLog,
     boundMs: AUTOSAVE_BOUND_MS,
   });
   return 0;

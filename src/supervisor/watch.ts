@@ -1,4 +1,4 @@
-import { access, readFile } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { agentapiUrl } from "../agentapi/server.js";
 import { saveState } from "../agentapi/state-save.js";
@@ -6,6 +6,7 @@ import { getStatus } from "../agentapi/status.js";
 import { getJson } from "../lib/http.js";
 import { log, warn } from "../lib/log.js";
 import { isRunning } from "../lib/processes.js";
+import { savedMessageTexts } from "../lifecycle/chat-file.js";
 import { AUTOSAVE_START, autosaveStep, type ChatVersusSaved, compareWithSaved } from "./autosave.js";
 
 const SAVE_TIMEOUT_MS = 2000;
@@ -21,13 +22,8 @@ export async function exists(dir: string): Promise<boolean> {
 async function chatVersusSaved(port: number, stateFile: string): Promise<ChatVersusSaved | null> {
   const shown = await getJson<{ messages?: Array<{ content?: unknown }> }>(agentapiUrl(port, "/messages"), 2000);
   if (!shown.ok) return null;
-  let saved: string[] | null = null;
-  try {
-    const state = JSON.parse(await readFile(stateFile, "utf8")) as { messages?: Array<{ message?: unknown }> };
-    if (Array.isArray(state.messages)) saved = state.messages.map((m) => String(m?.message ?? ""));
-  } catch {}
   return compareWithSaved(
-    saved,
+    await savedMessageTexts(stateFile),
     (shown.body.messages ?? []).map((m) => String(m?.content ?? "")),
   );
 }

@@ -71,6 +71,7 @@ export class ReleaseMirror {
   readonly requests: string[] = [];
   private readonly files = new Map<string, Buffer>();
   private readonly redirects = new Map<string, string>();
+  private readonly dropping = new Set<string>();
 
   private constructor(
     private readonly server: Server,
@@ -97,9 +98,15 @@ export class ReleaseMirror {
     this.redirects.set(route, location);
   }
 
+  /** Closes the connection of the next request for `route` without an answer: a transient failure a download retries. */
+  dropNext(route: string): void {
+    this.dropping.add(route);
+  }
+
   private answer(req: IncomingMessage, res: ServerResponse): void {
     const route = req.url ?? "";
     this.requests.push(route);
+    if (this.dropping.delete(route)) return void req.socket.destroy();
     const location = this.redirects.get(route);
     if (location !== undefined) return void res.writeHead(302, { Location: location }).end();
     const file = this.files.get(route);

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { processesWithEnv } from "../../support/workspace/index.js";
 import { LifecycleError, runLifecycle } from "../../tools/lifecycle/lifecycle.js";
+import { stopPhases } from "./stop-phases.js";
 
 describe.each([
   {
@@ -74,7 +75,7 @@ describe.each([
       expect(
         [...stopped.matchAll(/phase (\w+):/g)].map((m) => m[1]),
         where,
-      ).toEqual(["lock", "supervisor", "find", "save", "turn", "snapshot", "stop", "verify"]);
+      ).toEqual(stopPhases());
       expect(stopped, where).toMatch(
         /save \(before stopping\): (AgentAPI logged the save|state file rewritten|nothing changed since the last save)/,
       );

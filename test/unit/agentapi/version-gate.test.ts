@@ -1,5 +1,16 @@
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { gateOnHelp, gateOnVersion, parseVersionOutput } from "../../../src/agentapi/version-gate.js";
+import {
+  gateOnHelp,
+  gateOnVersion,
+  MIN_PERSISTENCE_VERSION,
+  parseVersionOutput,
+} from "../../../src/agentapi/version-gate.js";
+
+it("the plan-time check in main.tf asks for the version the start's gate asks for", async () => {
+  const mainTf = await readFile(new URL("../../../main.tf", import.meta.url), "utf8");
+  expect(/^\s*agentapi_persistence_since\s*=\s*"([^"]+)"/m.exec(mainTf)?.[1]).toBe(MIN_PERSISTENCE_VERSION);
+});
 
 it.each([
   ["agentapi version 0.12.1\n", "0.12.1"],

@@ -40,7 +40,7 @@ describe("buildLaunchEnv", () => {
   const base = { PATH: "/usr/bin", HOME: "/h", AGENTAPI_STATE_FILE: "/stale.json", AGENTAPI_ALLOWED_HOSTS: "*" };
   const env = { ...base, ANTHROPIC_API_KEY: "k" };
   const opts = {
-    ...{ chatBasePath: "", persistence: null, provider: "openai", model: "gpt", mode: "auto" as const, pathPrefix: [] },
+    ...{ chatBasePath: "", provider: "openai", model: "gpt", mode: "auto" as const, pathPrefix: [] },
     allowedHosts: ["localhost", "127.0.0.1", "[::1]", "coder.example.com"],
     allowedOrigins: ["http://localhost:3284", "https://coder.example.com"],
     configLayer: "/m/goose-config.json",
@@ -51,23 +51,19 @@ describe("buildLaunchEnv", () => {
     expect(buildLaunchEnv(own, opts).GOOSE_ADDITIONAL_CONFIG_FILES).toBe("/m/goose-config.json:/u/a.yaml:/u/b.yaml");
   });
 
-  it("keeps the registry's AGENTAPI_* contract when persistence is on", () => {
-    const persistence = { stateFile: "/s.json", pidFile: "/a.pid" };
+  it("sets the chat's base path and PATH, and keeps the template's provider variables", () => {
     const chat = "/@u/w.a/apps/goose/chat";
-    expect(buildLaunchEnv(env, { ...opts, chatBasePath: chat, persistence, pathPrefix: ["/m/bin"] })).toMatchObject({
-      ...{ AGENTAPI_STATE_FILE: "/s.json", AGENTAPI_PID_FILE: "/a.pid", AGENTAPI_SAVE_STATE: "true" },
-      ...{
-        AGENTAPI_LOAD_STATE: "true",
-        AGENTAPI_CHAT_BASE_PATH: chat,
-        PATH: "/m/bin:/usr/bin",
-        ANTHROPIC_API_KEY: "k",
-      },
+    expect(buildLaunchEnv(env, { ...opts, chatBasePath: chat, pathPrefix: ["/m/bin"] })).toMatchObject({
+      ...{ AGENTAPI_CHAT_BASE_PATH: chat, PATH: "/m/bin:/usr/bin", ANTHROPIC_API_KEY: "k" },
     });
   });
 
-  it("drops inherited AGENTAPI_* state variables when persistence is off", () => {
+  it("names no state file: the state and PID files reach AgentAPI as flags alone, and an inherited one is dropped", () => {
     const got = buildLaunchEnv(env, opts);
-    expect([got.AGENTAPI_STATE_FILE, got.AGENTAPI_CHAT_BASE_PATH]).toEqual([undefined, undefined]);
+    expect(
+      Object.keys(got).filter((name) => /^AGENTAPI_(STATE_FILE|PID_FILE|SAVE_STATE|LOAD_STATE)$/.test(name)),
+    ).toEqual([]);
+    expect(got.AGENTAPI_CHAT_BASE_PATH).toBeUndefined();
   });
 
   it("passes the allow-lists space-separated, as AgentAPI reads them, never an inherited *", () => {

@@ -35,7 +35,7 @@ describe("gatewayEnv", () => {
 });
 
 describe("buildLaunchEnv with the gateway", () => {
-  const base = { chatBasePath: "", persistence: null, allowedHosts: ["localhost"], allowedOrigins: [], pathPrefix: [] };
+  const base = { chatBasePath: "", allowedHosts: ["localhost"], allowedOrigins: [], pathPrefix: [] };
   const opts = { ...base, configLayer: "/m/c.json", provider: "anthropic", model: "m", mode: "auto" as const };
   const gateway = { ANTHROPIC_HOST: "https://c/api/v2/aibridge/anthropic", ANTHROPIC_API_KEY: "tok" };
 

@@ -1,6 +1,6 @@
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { expect, it } from "vitest";
-import { choosePrunable, pruneOldest, setAside } from "../../../src/lib/set-aside.js";
+import { choosePrunable, pruneOldest, setAside, setAsideName } from "../../../src/lib/set-aside.js";
 import { readText, scratchPaths } from "../scratch.js";
 
 const folder = scratchPaths("set-aside-test");
@@ -45,12 +45,14 @@ it("setAside renames the file to a name carrying the time, which the pruning the
   const at = await folder();
   const file = at("agentapi-state.json");
   await writeFile(file, "chat 1");
-  const first = await setAside(file, 1, new Date("2026-11-21T10:00:00.000Z"));
-  expect(first).toEqual({ kept: at(`${P}2026-11-21T10-00-00-000Z`), removed: [] });
-  expect(await readText(first.kept)).toBe("chat 1");
+  const first = setAsideName(file, new Date("2026-11-21T10:00:00.000Z"));
+  expect(first).toBe(at(`${P}2026-11-21T10-00-00-000Z`));
+  expect(await setAside(file, first, 1)).toEqual([]);
+  expect(await readText(first)).toBe("chat 1");
 
   await writeFile(file, "chat 2");
-  const second = await setAside(file, 1, new Date("2026-11-22T09:30:05.250Z"));
-  expect(second).toEqual({ kept: at(`${P}2026-11-22T09-30-05-250Z`), removed: [first.kept] });
+  const second = setAsideName(file, new Date("2026-11-22T09:30:05.250Z"));
+  expect(second).toBe(at(`${P}2026-11-22T09-30-05-250Z`));
+  expect(await setAside(file, second, 1)).toEqual([first]);
   expect(await readdir(at())).toEqual([`${P}2026-11-22T09-30-05-250Z`]);
 });

@@ -1,4 +1,5 @@
 // What the registry pull request carries (tools/registry-pr/folder-plan.ts).
+import { readdir, readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { folderPackageJson, folderPlan, folderReadme, reformatted } from "../../../tools/registry-pr/folder-plan.js";
 
@@ -59,6 +60,17 @@ describe("folderPlan", () => {
       "docs/development.md",
     ])
       expect(carried).not.toContain(file);
+  });
+
+  it("carries exactly the docs pages docs/README.md lists as travelling with the module", async () => {
+    const docs = new URL("../../../docs/", import.meta.url);
+    const index = await readFile(new URL("README.md", docs), "utf8");
+    const travelling = /^## .*\(travel with the module\)\n([\s\S]*?)(?=^## )/m.exec(index)?.[1] ?? "";
+    const listed = [...travelling.matchAll(/\]\(([a-z-]+\.md)\)/g)].map((m) => `docs/${m[1]}`);
+    const pages = (await readdir(docs)).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`);
+    const carried = folderPlan(pages, "").copies.map((c) => c.from);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(carried.sort()).toEqual(listed.sort());
   });
 
   it("moves the README's picture into the registry's images folder", () => {

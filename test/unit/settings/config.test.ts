@@ -1,9 +1,6 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { readLaunchRecord } from "../../../src/lifecycle/launch-record.js";
 import { parseStartConfig, parseStopConfig, takeScriptInputs } from "../../../src/settings/config.js";
-import { scratchDir } from "../scratch.js";
 import { CODER, edited, HOME, startDocument, stopDocument, URL_G } from "./documents.js";
 
 const DIR = "/home/u/.coder-modules/coder/goose";
@@ -12,7 +9,6 @@ describe("parseStartConfig", () => {
   it("puts the state and PID files in the module folder when the template leaves them empty", () => {
     expect(parseStartConfig(startDocument(), HOME).paths).toMatchObject({
       stateFile: `${DIR}/agentapi-state.json`,
-      stateBackup: `${DIR}/agentapi-state.json.bak`,
       pidFile: `${DIR}/agentapi.pid`,
       launchRecord: `${DIR}/agentapi-launch.json`,
       logs: `${DIR}/logs`,
@@ -24,7 +20,6 @@ describe("parseStartConfig", () => {
     const doc = edited(startDocument(), "layer.state_file", "/var/lib/goose/chat.json");
     expect(parseStartConfig(edited(doc, "layer.pid_file", "/run/g.pid"), HOME).paths).toMatchObject({
       stateFile: "/var/lib/goose/chat.json",
-      stateOwner: "/var/lib/goose/chat.json.owner.json",
       pidFile: "/run/g.pid",
     });
   });
@@ -122,51 +117,5 @@ describe("takeScriptInputs", () => {
     const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: settings, CODER_MODULE_SCRIPT: NOT_GZIP };
     expect(takeScriptInputs(env).ownScript).toBeNull();
     expect(env).toEqual({});
-  });
-});
-
-describe("readLaunchRecord", () => {
-  const settings = { port: 3284, pidFile: "/s/agentapi.pid", stateFile: "/s/state.json" };
-  const why = "agentapi 0.12.2 >= 0.12.0";
-  const record = {
-    ...{ persistence: true, persistence_reason: why, agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
-    ...{ port: 4000, state_file: "/r/state.json", state_backup: "/r/state.json.bak", pid_file: "/r/agentapi.pid" },
-    ...{ session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22" },
-  };
-  const at = scratchDir("stop-target");
-  let n = 0;
-  const file = async () => at(`launch-${n++}.json`);
-
-  it("acts on what the start launched, not on the settings", async () => {
-    const f = await file();
-    await writeFile(f, JSON.stringify(record));
-    expect(await readLaunchRecord(f, settings)).toEqual({
-      launched: {
-        ...{ port: 4000, pidFile: "/r/agentapi.pid", stateFile: "/r/state.json", stateBackup: "/r/state.json.bak" },
-        ...{ persistence: true, persistenceReason: why },
-      },
-      note: null,
-    });
-  });
-
-  const fallback = { ...settings, stateBackup: null, persistence: false };
-  it.each([
-    [
-      "the start left no record",
-      async () => {},
-      /^the start script left no launch record, so persistence was never confirmed$/,
-    ],
-    [
-      "the record does not fit, naming the field",
-      (f: string) => writeFile(f, JSON.stringify({ ...record, port: "4" })),
-      /launch record.port must be a whole number/,
-    ],
-    ["the record is not a file", (f: string) => mkdir(f), /cannot be read \(EISDIR\)/],
-  ])("falls back to the settings, persistence unconfirmed, when %s", async (_, make, why) => {
-    const f = await file();
-    await make(f);
-    const { launched, note } = await readLaunchRecord(f, settings);
-    expect(launched).toEqual({ ...fallback, persistenceReason: note });
-    expect(note).toMatch(why);
   });
 });

@@ -1,0 +1,39 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { openRotatedLog } from "./command-log.js";
+
+/**
+ * Starts a program that outlives this script: in its own session, so it
+ * leaves the Coder agent's process group; stdin /dev/null (AgentAPI reads a
+ * non-terminal stdin to its end before it starts); its output appended to
+ * `logFile` (rotated when it is opened), never to this script's pipes, which
+ * the Coder agent waits for. `firstLine` goes into the log before it.
+ *
+ * This is the one place the module calls child_process.spawn for a process
+ * it leaves running, and it does not go through zx (lib/exec.ts): `$` runs a command line
+ * through a shell and gives, at the child's exit, its output, its status and
+ * its timeout, none of which a program left running has; its argv reaches it
+ * as it is, with no shell to quote for.
+ */
+export async function startDetached(
+  file: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; firstLine?: string },
+): Promise<ChildProcess> {
+  const out = await openRotatedLog(opts.logFile);
+  try {
+    if (opts.firstLine !== undefined) await out.write(opts.firstLine);
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: ["ignore", out.fd, out.fd],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    return child;
+  } finally {
+    await out.close();
+  }
+}

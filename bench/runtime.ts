@@ -11,10 +11,12 @@ import { CoderEndpoint, run } from "../support/workspace/index.js";
 import { benchWorkspace } from "./bench-workspace.js";
 import { figure, median } from "./stats.js";
 
-/** The bundle and settings a rendered coder_script carries (both gzip+base64 in the wrapper). */
+/**
+ * The bundle and settings a rendered coder_script carries, each gzip+base64
+ * in one variable of the wrapper (modules/agentapi/templates/run.sh.tftpl).
+ */
 function unpack(script: string): { bundle: string; settings: string } {
-  const payloads = [...script.matchAll(/printf '%s' '([A-Za-z0-9+/=]+)' \| base64 -d \| gzip -dc/g)];
-  const bundle = payloads[payloads.length - 1]?.[1];
+  const bundle = /^CODER_MODULE_SCRIPT='([A-Za-z0-9+/=]+)'$/m.exec(script)?.[1];
   const settings = /^CODER_MODULE_SETTINGS='([A-Za-z0-9+/=]+)'$/m.exec(script)?.[1];
   if (!bundle || !settings) throw new Error("the coder_script does not carry a bundle and settings as expected");
   return { bundle: gunzipSync(Buffer.from(bundle, "base64")).toString("utf8"), settings };

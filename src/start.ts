@@ -3,7 +3,7 @@ import { applyPromptSources } from "./goose/prompt-source.js";
 import { launchGoose } from "./launch/launch.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
 import { log, phase, reportFatal, StepError, warn } from "./lib/log.js";
-import { describePortHolder } from "./lib/port-owner.js";
+import { portHolderIfTaken } from "./lib/port-owner.js";
 import { stopCount } from "./lifecycle/stop-request.js";
 import { homeDir, parseStartConfig, takeScriptInputs } from "./settings/config.js";
 import { installAndConfigure } from "./start/install-step.js";
@@ -22,11 +22,11 @@ async function main(): Promise<void> {
   // Before anything else: a stop that counts itself from now on wins over this start.
   const stopsSeen = await stopCount(paths.dir);
 
-  // Who holds the port is looked up beside the folders' preparation: the two
-  // are independent, and the answer counts only when no AgentAPI of this
-  // module runs there already. It stays before the installs, so a taken port
+  // Whether the port is free, and who holds it when it is not, is looked up
+  // beside the folders' preparation: the two are independent, and the answer
+  // counts only when no AgentAPI of this module runs there already. It stays before the installs, so a taken port
   // fails the start before any download or user script.
-  const portHolder = describePortHolder(port);
+  const portHolder = portHolderIfTaken(port);
   portHolder.catch(() => undefined); // read below, unless the start ends first
   await phase("prepare", () => prepareFolders(paths, config.folder));
   if (await reuseRunningAgentapi(paths, port)) return;

@@ -63,18 +63,23 @@ locals {
     node_url_b64  = base64encode(var.node_download_url)
   }
 
-  start_wrapper = templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
+  # Coder stores both scripts with every workspace build, so the rendered
+  # wrapper drops the template's comment lines (not the #! line); the template
+  # keeps them for its readers.
+  comment_lines = "/(?m)^[ \\t]*#[^!\\n]*\\n/"
+
+  start_wrapper = replace(templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
     name         = "start"
     script_b64   = base64gzip(var.start_script)
     settings_b64 = base64gzip(jsonencode(local.start_document))
-  }))
+  })), local.comment_lines, "")
 
-  stop_wrapper = templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
+  stop_wrapper = replace(templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
     name         = "stop"
     install_node = false
     script_b64   = base64gzip(var.stop_script)
     settings_b64 = base64gzip(jsonencode(local.stop_document))
-  }))
+  })), local.comment_lines, "")
 
   # The Coder agent runs a script as one `sh -c <script>` argument, and Linux
   # refuses a single argument over 128 KiB (MAX_ARG_STRLEN).

@@ -224,8 +224,16 @@ export async function readConversationTail(opts: {
  * message count and the tail. An empty session may be a namesake created after
  * a conversation (an earlier version of the module made one at each restart
  * nobody typed in), so then the list decides (pickNamedSession), as it does
- * with no database (a first start) or when the export gives no answer; the
- * tail then comes from an export by id, else from the database.
+ * with no database or when the export gives no answer; the tail then comes
+ * from an export by id, else from the database.
+ *
+ * `firstLaunch`: the module has never launched Goose in this module folder
+ * (no launch record). With no database either, Goose has never stored a
+ * session where it keeps them, so none has the module's name, and no Goose
+ * process is run: on a workspace's first start the list costs a Goose
+ * process, the longest step before the launch. Once the module has launched
+ * Goose, a missing database is asked about as before: Goose's list, not the
+ * path the module expects, then decides.
  */
 export async function readSession(opts: {
   goose: string;
@@ -233,11 +241,18 @@ export async function readSession(opts: {
   env: NodeJS.ProcessEnv;
   home: string;
   cwd: string;
+  firstLaunch?: boolean;
 }): Promise<{ probe: SessionProbe; tail: TailRead; sessions: ListedSession[] | null }> {
   let exportProblem: string | undefined;
   let empty: SessionExport | null = null;
   const source = "goose session export";
-  if (await exists(gooseSessionsDb(opts.env, opts.home))) {
+  const db = gooseSessionsDb(opts.env, opts.home);
+  const haveDb = await exists(db);
+  if (!haveDb && opts.firstLaunch) {
+    const why = `no Goose database at ${db}, and the module never launched Goose here`;
+    return { probe: { kind: "absent", source: why }, tail: { kind: "unknown", reason: why }, sessions: null };
+  }
+  if (haveDb) {
     const exported = await tailFromExport(opts);
     if ("problem" in exported) exportProblem = exported.problem;
     else if (exported.id === null) exportProblem = "goose session export printed no session id";

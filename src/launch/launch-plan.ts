@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
 import { predecessorRan } from "../goose/predecessor.js";
 import {
@@ -65,9 +65,15 @@ export async function planLaunch(opts: {
   // 1.45-1.46 could corrupt a database written by concurrent processes
   // (aaif-goose/goose#11155).
   const notChecked = { kind: "unknown", reason: "not checked" } as const;
+  // The launch record is written at every launch, whatever the persistence;
+  // only its certain absence counts as a first launch.
+  const firstLaunch = await lstat(paths.launchRecord).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => error.code === "ENOENT",
+  );
   const [read, saved] = await Promise.all([
     goose.continue
-      ? readSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder })
+      ? readSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder, firstLaunch })
       : { probe: notChecked, tail: notChecked, sessions: null },
     readSavedChat(paths.stateFile),
   ]);

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { descendsFrom, holdsSocket, listPids } from "./processes.js";
 
 export interface Listener {
@@ -86,4 +87,35 @@ export async function describePortHolder(port: number): Promise<string | null> {
     }),
   );
   return described.join(", ");
+}
+
+/**
+ * Whether a server could listen on the port on every interface right now, as
+ * AgentAPI will: false when a bind is refused as in use, null when the bind
+ * fails for another reason. IPv4 and IPv6 are tried apart, so the answer does
+ * not depend on the machine's dual-stack default; a machine without IPv6 has
+ * nothing there to collide with. Listening and closing takes about a
+ * millisecond, where reading /proc/net/tcp6 on a machine with many sockets
+ * takes tens (it lists every connection, TIME_WAIT included), so who holds
+ * the port is looked up only once it is taken.
+ */
+export async function portBindable(port: number): Promise<boolean | null> {
+  const bind = (host: string, ipv6Only: boolean) =>
+    new Promise<boolean | null>((resolve) => {
+      const server = createServer();
+      server.once("error", (error: NodeJS.ErrnoException) => {
+        if (error.code === "EADDRINUSE") resolve(false);
+        else resolve(ipv6Only && (error.code === "EAFNOSUPPORT" || error.code === "EADDRNOTAVAIL") ? true : null);
+      });
+      server.listen({ port, host, ipv6Only, exclusive: true }, () => server.close(() => resolve(true)));
+    });
+  const v4 = await bind("0.0.0.0", false);
+  if (v4 !== true) return v4;
+  return bind("::", true);
+}
+
+/** describePortHolder, with the /proc walk only when the port cannot be bound. */
+export async function portHolderIfTaken(port: number): Promise<string | null> {
+  if ((await portBindable(port)) === true) return null;
+  return describePortHolder(port);
 }

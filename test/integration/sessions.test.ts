@@ -2,7 +2,7 @@
 // test: a plain workspace nobody typed in, sessions that already share the
 // module's name, and a home where coder/goose 3.0.1 ran before.
 
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { run, type Workspace } from "../../support/workspace/index.js";
@@ -67,6 +67,32 @@ describe("an unused plain workspace restarts quietly", () => {
     expect(await ws.deliveries("hello after three quiet restarts")).toBe(1);
     await stop(ws, rendered);
   }, 240_000);
+});
+
+describe("Goose calls before the launch", () => {
+  it("a workspace's first start makes none; once the module has launched Goose, a database gone behind its back is asked about (Goose's list), and the chat Goose no longer remembers is set aside", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, PLAIN);
+    const first = output(await start(ws, rendered));
+    await ws.waitStable();
+    expect(first).toMatch(
+      /cold start: Goose has no session named "[^"]+" \[no Goose database at [^\]]+, and the module never launched Goose here\]/,
+    );
+    if (!ws.goose.real) expect(helperRuns(await ws.events())).toEqual([]);
+    await ws.send("hello before the database moves");
+    await stop(ws, rendered);
+
+    // Goose's data folder moves away: the module has launched Goose, so a missing database is Goose's to answer for.
+    const data = path.join(ws.home, ".local", "share", "goose");
+    await rename(data, `${data}.moved`);
+    const mark = (await ws.events()).length;
+    const second = output(await start(ws, rendered));
+    await ws.waitStable();
+    expect(second).toMatch(/cold start: Goose has no session named "[^"]+" \[goose session list\]/);
+    expect(second).toMatch(/moved .*agentapi-state\.json to /);
+    if (!ws.goose.real) expect(helperRuns((await ws.events()).slice(mark))).toEqual(["session list"]);
+    await stop(ws, rendered);
+  }, 120_000);
 });
 
 describe("sessions that already share the module's name", () => {

@@ -297,7 +297,15 @@ describe("readSession: which Goose processes answer", () => {
       found("s1", "goose session list", "/l"),
       1,
     ],
-    ["no database (a first start): the list alone", false, [], null, ["list"], { kind: "absent" }, 0],
+    [
+      "no database, but the module launched Goose here before: the list alone",
+      false,
+      [],
+      null,
+      ["list"],
+      { kind: "absent" },
+      0,
+    ],
     [
       "the export's session is empty and the only one of its name: the list, the export's tail",
       true,
@@ -339,6 +347,40 @@ describe("readSession: which Goose processes answer", () => {
     expect((await readFile(calls, "utf8")).trim().split("\n")).toEqual(want);
     if (read.probe.kind === "found") expect(read.tail).toMatchObject({ kind: "read", tail: { visibleCount: visible } });
     expect(read.sessions === null).toBe(!want.includes("list"));
+  });
+
+  it.each([
+    ["the list would say absent", []],
+    ["the list would find a namesake elsewhere", listed],
+  ])(
+    "a first start (no database, the module never launched Goose here): absent, asking Goose nothing, even if %s",
+    async (_name, list) => {
+      const home = at(`read-session-${n++}`);
+      await mkdir(home);
+      const goose = path.join(home, "goose");
+      await writeFile(goose, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+      const calls = path.join(home, "calls");
+      const env = { PATH: "/usr/bin:/bin", CALLS: calls, LIST: JSON.stringify(list), EXPORT: "" };
+      const read = await readSession({ goose, name: "task", env, home, cwd: home, firstLaunch: true });
+      expect(read.probe).toMatchObject({ kind: "absent", source: expect.stringContaining("no Goose database at") });
+      expect(read.tail).toMatchObject({ kind: "unknown" });
+      expect(read.sessions).toBeNull();
+      await expect(readFile(calls, "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+    },
+  );
+
+  it("a database appears after all: a first start asks Goose as any other start", async () => {
+    const home = at(`read-session-${n++}`);
+    const file = path.join(home, ".local/share/goose/sessions/sessions.db");
+    await mkdir(path.dirname(file), { recursive: true });
+    await buildSessionsDb(file, [s("s1")], [m("s1", "user", "go", 100, undefined, "msg_go")]);
+    const goose = path.join(home, "goose");
+    await writeFile(goose, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    const calls = path.join(home, "calls");
+    const env = { PATH: "/usr/bin:/bin", CALLS: calls, LIST: "[]", EXPORT: JSON.stringify(exported) };
+    const read = await readSession({ goose, name: "task", env, home, cwd: home, firstLaunch: true });
+    expect(read.probe).toMatchObject(found("s9", "goose session export", "/x"));
+    expect((await readFile(calls, "utf8")).trim().split("\n")).toEqual([E]);
   });
 
   it("the export's session is empty and neither the list nor sqlite3 answers: the export's session, not unknown", async () => {

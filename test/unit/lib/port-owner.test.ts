@@ -3,7 +3,13 @@ import { once } from "node:events";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describePortHolder, listensOn, parseListeners } from "../../../src/lib/port-owner.js";
+import {
+  describePortHolder,
+  listensOn,
+  parseListeners,
+  portBindable,
+  portHolderIfTaken,
+} from "../../../src/lib/port-owner.js";
 import { liveChildren } from "../children.js";
 
 const start = liveChildren();
@@ -13,13 +19,18 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-/** A server of this process listening on a free port. */
-async function listen(): Promise<number> {
+/** A server of this process listening on a free port, on IPv4 loopback unless `host` says otherwise. */
+async function listen(host = "127.0.0.1", port = 0): Promise<number> {
   const server = createServer();
   servers.push(server);
-  server.listen(0, "127.0.0.1");
+  server.listen({ port, host, ipv6Only: host.includes(":") });
   await once(server, "listening");
   return (server.address() as AddressInfo).port;
+}
+
+async function closeLast(): Promise<void> {
+  const server = servers.pop() as Server;
+  await new Promise((resolve) => server.close(resolve));
 }
 
 describe("parseListeners", () => {
@@ -79,5 +90,24 @@ describe("who holds a port", () => {
     await new Promise((resolve) => server.close(resolve));
     expect(await listensOn(process.pid, port)).toBe(false);
     expect(await describePortHolder(port)).toBeNull();
+  });
+});
+
+describe("whether the port can be bound, before anyone is looked for", () => {
+  it("cannot while a server listens on IPv4 loopback, which a server on every interface would collide with; can once it closed", async () => {
+    const port = await listen();
+    expect(await portBindable(port)).toBe(false);
+    expect(await portHolderIfTaken(port)).toMatch(new RegExp(`^PID ${process.pid} \\("[^"]+"\\)$`));
+    await closeLast();
+    expect(await portBindable(port)).toBe(true);
+    expect(await portHolderIfTaken(port)).toBeNull();
+  });
+
+  it("cannot while a server listens on IPv6 loopback only", async () => {
+    const port = await listen();
+    await closeLast();
+    await listen("::1", port);
+    expect(await portBindable(port)).toBe(false);
+    expect(await portHolderIfTaken(port)).toMatch(new RegExp(`^PID ${process.pid} \\(`));
   });
 });

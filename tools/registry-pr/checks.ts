@@ -21,6 +21,7 @@ import {
   MODULE_SOURCE,
   PUBLISHED_VERSION,
   REGISTRY_ICONS,
+  SCORER_MAX_FILE_CHARS,
   SCORER_TOKEN_BUDGET,
 } from "./registry.js";
 import { estimatedTokens, type FolderFile, type ImageCheck, readmeImages, scorerContext } from "./scorer.js";
@@ -207,6 +208,11 @@ export async function scorerBudget(ctx: Context): Promise<Outcome> {
     `${chars.toLocaleString("en")} characters in ${context.scored} files, ${estimate.toLocaleString("en")} tokens at 3.4 characters a token` +
     `${counted === null ? "" : ` (${counted.toLocaleString("en")} by @anthropic-ai/tokenizer)`}; ${at("main.tf")}, ${at("variables.tf")}`;
   const over = Math.max(estimate, counted ?? 0) > SCORER_TOKEN_BUDGET;
+  const cut = context.cut.map(
+    (file) =>
+      `shorten ${file} to ${SCORER_MAX_FILE_CHARS.toLocaleString("en")} characters (the folder's has ${files.find((f) => f.path === file)?.text.length.toLocaleString("en")}): the scorer reads no further`,
+  );
+  if (cut.length > 0) return { ok: false, detail: `${list(cut)}; ${figure}` };
   return { ok: !over, detail: `${figure}; budget ${SCORER_TOKEN_BUDGET.toLocaleString("en")} tokens` };
 }
 

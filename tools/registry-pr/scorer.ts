@@ -30,11 +30,11 @@ export function readmeImages(readme: string): string[] {
     .filter((reference) => !reference.startsWith("/"));
 }
 
-/** The text the scorer builds from the folder, and where each scored file starts in it. */
+/** The text the scorer builds from the folder, where each scored file starts in it, and the files it cuts short. */
 export function scorerContext(
   files: FolderFile[],
   images: ImageCheck[],
-): { text: string; starts: Map<string, number>; scored: number } {
+): { text: string; starts: Map<string, number>; scored: number; cut: string[] } {
   const parts: string[] = [];
   const starts = new Map<string, number>();
   let offset = 0;
@@ -57,7 +57,8 @@ export function scorerContext(
     );
     parts.push(`=== README IMAGE VERIFICATION ===\n${lines.join("\n")}`);
   }
-  return { text: parts.join("\n\n"), starts, scored: scored.length };
+  const cutFiles = scored.filter((file) => file.text.length > SCORER_MAX_FILE_CHARS).map((file) => file.path);
+  return { text: parts.join("\n\n"), starts, scored: scored.length, cut: cutFiles };
 }
 
 export const estimatedTokens = (characters: number) => Math.ceil(characters / CHARS_PER_TOKEN);

@@ -10,6 +10,7 @@ import {
   type Outcome,
   prettierCheck,
   readmeRules,
+  scorerBudget,
   typosCheck,
   versionRule,
 } from "../../../tools/registry-pr/checks.js";
@@ -104,6 +105,16 @@ describe("planted violations", () => {
     const outcome = await linksResolve(await folderWith(`${validReadme()}\n${line}\n`));
     expect(outcome.ok).toBe(false);
     expect(outcome.detail).toMatch(detail);
+  });
+
+  it("a README longer than the scorer reads fails the scorer budget check, which names it", async () => {
+    const long = `${validReadme()}\n${"Goose runs in your workspace. ".repeat(1_100)}\n`;
+    const outcome = await scorerBudget(await folderWith(long));
+    expect(outcome.ok).toBe(false);
+    expect(outcome.detail).toMatch(
+      /^shorten README\.md to 30,000 characters \(the folder's has [\d,]+\): the scorer reads no further/,
+    );
+    expect(await scorerBudget(await folderWith(validReadme()))).toMatchObject({ ok: true });
   });
 
   it("a misspelling in a bundle fails the typos check, which says to make build.mjs reserve names of its shape", async () => {

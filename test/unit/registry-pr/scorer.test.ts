@@ -43,6 +43,15 @@ describe("scorerContext", () => {
     expect(scorerContext([file("main.tf", long.slice(1))], []).text).toBe(`=== FILE: main.tf ===\n${long.slice(1)}`);
   });
 
+  it("names the files it cuts short", () => {
+    const files = [
+      file("README.md", "x".repeat(30_001)),
+      file("main.tf", "x".repeat(30_000)),
+      file("a.ts", "x".repeat(40_000)),
+    ];
+    expect(scorerContext(files, []).cut).toEqual(["README.md"]);
+  });
+
   it("says where each file starts, and ends with the README's pictures", () => {
     const { text, starts } = scorerContext(
       [file("main.tf", "a"), file("README.md", "b")],

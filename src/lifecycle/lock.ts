@@ -80,16 +80,20 @@ function listen(address: string, says: () => string): Promise<Server> {
   });
 }
 
+type Probe = { dead: true } | { gone: true } | { says: string };
+
 /**
- * Connects to a contender's socket: dead when refused or gone; otherwise
- * alive, with what it says within a moment ("stop 1234", "" while it only
- * contends or when it is slow to answer).
+ * Connects to a contender's socket: dead when refused (a socket no process
+ * listens on, which never listens again); gone when the name is missing (its
+ * contender renamed it back to `t-` or released the lock since the listing);
+ * otherwise alive, with what it says within a moment ("stop 1234", "" while
+ * it only contends or when it is slow to answer).
  */
-function probe(address: string): Promise<{ dead: true } | { says: string }> {
+function probe(address: string): Promise<Probe> {
   return new Promise((resolve) => {
     let text = "";
     const socket = createConnection({ path: address });
-    const done = (outcome: { dead: true } | { says: string }) => {
+    const done = (outcome: Probe) => {
       clearTimeout(timer);
       socket.destroy();
       resolve(outcome);
@@ -101,7 +105,7 @@ function probe(address: string): Promise<{ dead: true } | { says: string }> {
     socket.on("end", () => done({ says: text.trim() }));
     // Any other failure (EAGAIN: a full backlog) is a live socket's.
     socket.on("error", (error: NodeJS.ErrnoException) =>
-      done(error.code === "ECONNREFUSED" || error.code === "ENOENT" ? { dead: true } : { says: "" }),
+      done(error.code === "ECONNREFUSED" ? { dead: true } : error.code === "ENOENT" ? { gone: true } : { says: "" }),
     );
   });
 }
@@ -126,7 +130,10 @@ async function others(at: (name: string) => string, mine: string): Promise<strin
     if (name.startsWith("c-")) {
       const outcome = await probe(at(name));
       if ("says" in outcome) live.push(outcome.says);
-      else await unlink(at(name)).catch(() => undefined);
+      // Only a refused name is removed. A missing one may be back by now, its
+      // contender's next try, listening: removing it then took a live entry
+      // (seen on a loaded machine as that contender's rename failing ENOENT).
+      else if ("dead" in outcome) await unlink(at(name)).catch(() => undefined);
     } else if (name.startsWith("t-")) {
       // A `t-` socket may not be listening yet; only its process's death makes it stale.
       const pid = Number(name.split("-")[1]);

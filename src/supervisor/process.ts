@@ -137,9 +137,14 @@ export async function standDownSupervisor(paths: ModulePaths, boundMs: number): 
   const done = async () => ((await isRunning(pid)) ? undefined : true);
   const gone = await pollUntil(done, { timeoutMs: boundMs, intervalMs: 2 });
   if ("value" in gone) return log(`supervisor (PID ${pid}) stood down`);
-  signal(pid, "SIGKILL");
+  // Its whole process group: the supervisor leads its own session (spawnSupervisor),
+  // so its helpers and their pipelines go with it instead of outliving the stop,
+  // while AgentAPI, started in a session of its own, is left to the stop.
+  if (!signal(-pid, "SIGKILL")) signal(pid, "SIGKILL");
   await removePidFile(paths.supervisorPid, pid);
-  warn(`the supervisor (PID ${pid}) did not stand down within ${boundMs} ms of SIGTERM; sent SIGKILL`);
+  warn(
+    `the supervisor (PID ${pid}) did not stand down within ${boundMs} ms of SIGTERM; sent SIGKILL to it and its helpers`,
+  );
 }
 
 /**

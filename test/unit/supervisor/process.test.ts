@@ -1,5 +1,11 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { lstat, mkdir, symlink, writeFile } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { pollUntil } from "../../../src/lib/poll.js";
+import { isRunning } from "../../../src/lib/processes.js";
 import { recordStop } from "../../../src/lifecycle/stop-request.js";
 import type { ModulePaths } from "../../../src/settings/config.js";
 import {
@@ -8,6 +14,7 @@ import {
   isSupervisor,
   RESTART_ARG,
   SUPERVISOR_ARG,
+  standDownSupervisor,
   supervisorHelper,
 } from "../../../src/supervisor/process.js";
 import { exitedPid, liveChildren } from "../children.js";
@@ -95,4 +102,30 @@ describe("claimSupervisorPid", () => {
     expect(await readText(victim)).toBe("keep me\n");
     expect((await lstat(paths.supervisorPid)).isFile()).toBe(true);
   });
+});
+
+describe("standDownSupervisor", () => {
+  it("a supervisor that does not stand down is killed with every process it started", async () => {
+    const dir = at("stand-down");
+    await mkdir(dir);
+    const paths = { dir, supervisorPid: `${dir}/supervisor.pid` } as ModulePaths;
+    // A supervisor's command line, in a session of its own as spawnSupervisor starts it,
+    // that ignores SIGTERM and has a helper (which inherits the ignored SIGTERM).
+    const sh = spawn("/bin/sh", ["-c", 'trap "" TERM; sleep 60 & echo "$!"; wait', SUPERVISOR_ARG, dir], {
+      detached: true,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const exited = once(sh, "exit");
+    const [line] = (await once(createInterface({ input: sh.stdout as Readable }), "line")) as [string];
+    const helper = Number(line);
+    await writeFile(paths.supervisorPid, `${sh.pid}\n`);
+    await standDownSupervisor(paths, 200);
+    await exited;
+    const helperGone = await pollUntil(async () => ((await isRunning(helper)) ? undefined : true), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
+    if (!("value" in helperGone)) process.kill(helper, "SIGKILL");
+    expect("value" in helperGone, `the helper (PID ${helper}) outlived its supervisor`).toBe(true);
+  }, 30_000);
 });

@@ -34,9 +34,11 @@ async function main(): Promise<void> {
   const gaveUp = await lastGiveUp(paths);
   if (gaveUp !== null) warn(`the supervisor of the last run gave up: ${gaveUp}`);
   await phase("port", () => ensurePortFree(port, portHolder));
-  const tools = await installAndConfigure(config, paths, home, prompts.envSystemPrompt);
+  const { agentapiVersion, ...tools } = await installAndConfigure(config, paths, home, prompts.envSystemPrompt);
   // Not awaited here: launchGoose asks Goose about its sessions meanwhile.
-  const gating = phase("version-gate", () => decidePersistence(tools.agentapi, config.agentapi.persistence));
+  const gating = phase("version-gate", () =>
+    decidePersistence(tools.agentapi, config.agentapi.persistence, agentapiVersion),
+  );
   const { gate, launched, containment } = await launchGoose({
     config,
     tools,

@@ -3,7 +3,7 @@ import { mayTypeExit } from "./goose/mode.js";
 import { log, phase, reportFatal, warn } from "./lib/log.js";
 import { endAgentapi, settleTurn } from "./lifecycle/agentapi-end.js";
 import { verifyChatAfterStop } from "./lifecycle/chat-file.js";
-import { readLaunchRecord } from "./lifecycle/launch-record.js";
+import { identities, readLaunchRecord, recordStopFindings, watchedFiles } from "./lifecycle/launch-record.js";
 import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle/lock.js";
 import { recordStop } from "./lifecycle/stop-request.js";
 import { homeDir, parseStopConfig, takeScriptInputs } from "./settings/config.js";
@@ -45,7 +45,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   const held = await phase("lock", () => lock(paths.dir, stopBudgetMs(bounds), bounds.lock));
   try {
-    return await stop(config, bounds, started);
+    return await stop(config, bounds, started, held !== null);
   } finally {
     await held?.release();
   }
@@ -55,6 +55,7 @@ async function stop(
   config: ReturnType<typeof parseStopConfig>,
   bounds: ReturnType<typeof stopBounds>,
   started: number,
+  locked: boolean,
 ): Promise<number> {
   const { paths } = config;
   const { launched, note } = await readLaunchRecord(paths.launchRecord, {
@@ -74,14 +75,15 @@ async function stop(
   const turn = await phase("turn", async () => (agentapiPid === null ? null : settleTurn(port, bounds)));
   if (turn?.ranTurn) await phase("save", () => save("after the turn", bounds.saveAgain));
   await phase("snapshot", () => sendTaskSnapshot(config.task, agentapiPid !== null, port, bounds.snapshot));
-  await phase("stop", async () => {
-    if (agentapiPid !== null)
-      await endAgentapi(agentapiPid, port, bounds, {
-        pidFile,
-        typeExit: mayTypeExit(config.gooseMode),
-        atPrompt: turn?.atPrompt ?? false,
-      });
-  });
+  const onExit = await phase("stop", async () =>
+    agentapiPid === null
+      ? false
+      : endAgentapi(agentapiPid, port, bounds, {
+          pidFile,
+          typeExit: mayTypeExit(config.gooseMode),
+          atPrompt: turn?.atPrompt ?? false,
+        }),
+  );
   const lost = await phase("verify", () =>
     verifyChatAfterStop({
       stateFile,
@@ -90,6 +92,18 @@ async function stop(
       wasRunning: agentapiPid !== null,
     }),
   );
+  // Goose idle at its prompt before the stop, gone on the typed /exit: what
+  // its database and the chat hold now is what the next start can trust
+  // without asking Goose, while they stay as they are (launch/warm-shortcut.ts).
+  const { gooseDb } = launched;
+  if (locked && note === null && gooseDb !== null && onExit && turn?.atPrompt && !turn.ranTurn && !lost)
+    await phase("record", async () => {
+      const files = await identities(watchedFiles(gooseDb, stateFile));
+      // Without the record the next start asks Goose, as it always could.
+      await recordStopFindings(paths.launchRecord, { at: new Date().toISOString(), files }).catch((error) =>
+        log(`could not add what the stop saw to ${paths.launchRecord} (${(error as Error).message})`),
+      );
+    });
   log(`stop finished in ${Date.now() - started} ms`);
   return lost ? 1 : 0;
 }

@@ -22,8 +22,18 @@ import { shownUrl } from "./url-policy.js";
  * provider's keys.
  */
 export async function installedVersion(binary: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  return (await versionAnswer(binary, env)).version;
+}
+
+/** installedVersion, with what the binary printed (null when `--version` failed). */
+async function versionAnswer(
+  binary: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ version: string | null; output: string | null }> {
   const out = await run(binary, ["--version"], { env: minimalEnv(env), timeoutMs: 20_000 });
-  return out.code === 0 ? parseVersionOutput(out.stdout) : null;
+  return out.code === 0
+    ? { version: parseVersionOutput(out.stdout), output: out.stdout }
+    : { version: null, output: null };
 }
 
 /** The SHA-256 of a file, or null when it cannot be read (then it cannot be verified). */
@@ -41,6 +51,8 @@ export async function sha256OfFile(file: string): Promise<string | null> {
 export interface Installed {
   bin: string;
   download: string;
+  /** What `bin --version` printed when the install ran it (the version gate then asks no second time); absent when it did not. */
+  versionOutput?: string;
 }
 
 /**
@@ -121,15 +133,19 @@ export async function ensureAgentapi(opts: {
   const what = `agentapi ${opts.version}`;
   if (expected !== null) {
     const actual = await sha256OfFile(target);
-    if (actual === expected && (await installedVersion(target, opts.env)) === wanted) {
+    const there = actual === expected ? await versionAnswer(target, opts.env) : null;
+    if (there !== null && there.version === wanted && there.output !== null) {
       log(`${what} at ${target} verified: SHA-256 ${actual} matches agentapi_sha256["${arch}"]`);
-      return { bin: target, download: "verified (already installed)" };
+      return { bin: target, download: "verified (already installed)", versionOutput: there.output };
     }
     if (actual !== null)
       log(`${target} has SHA-256 ${actual}, not agentapi_sha256["${arch}"]; downloading the pinned AgentAPI again`);
-  } else if (wanted && (await installedVersion(target, opts.env)) === wanted) {
-    log(`agentapi ${wanted} already installed at ${target} (NOT verified: agentapi_sha256 is empty)`);
-    return { bin: target, download: "none (already installed)" };
+  } else if (wanted) {
+    const there = await versionAnswer(target, opts.env);
+    if (there.version === wanted && there.output !== null) {
+      log(`agentapi ${wanted} already installed at ${target} (NOT verified: agentapi_sha256 is empty)`);
+      return { bin: target, download: "none (already installed)", versionOutput: there.output };
+    }
   }
   await mkdirPrivate(opts.binDir);
   const url = agentapiAssetUrl(opts.baseUrl, opts.version, arch);
@@ -137,14 +153,14 @@ export async function ensureAgentapi(opts: {
   const { verified } = await fetchChecked({ what, url, dest: fetched, sha256: opts.sha256, arch, env: opts.env });
   try {
     await chmod(fetched, 0o755);
-    const got = await installedVersion(fetched, opts.env);
-    if (got === null)
+    const got = await versionAnswer(fetched, opts.env);
+    if (got.version === null || got.output === null)
       throw new StepError(
         `the file downloaded from ${shownUrl(url)} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`,
       );
     await rename(fetched, target);
-    log(`agentapi ${got} installed at ${target}`);
-    return { bin: target, download: verifiedWord(verified) };
+    log(`agentapi ${got.version} installed at ${target}`);
+    return { bin: target, download: verifiedWord(verified), versionOutput: got.output };
   } catch (error) {
     await rm(fetched, { force: true });
     throw error;

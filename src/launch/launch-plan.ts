@@ -1,4 +1,4 @@
-import { lstat, realpath } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
 import { predecessorRan } from "../goose/predecessor.js";
 import {
@@ -9,11 +9,14 @@ import {
   type SessionProbe,
   type TailRead,
 } from "../goose/session-records.js";
-import { readSession } from "../goose/sessions.js";
+import { gooseSessionsDb, readSession } from "../goose/sessions.js";
+import { fileIdentity } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";
 import { type ChatOwner, prepareChat, readSavedChat, type SavedChat } from "../lifecycle/chat-file.js";
+import { type GooseAnswer, identities, readRecordedLaunch, watchedFiles } from "../lifecycle/launch-record.js";
 import type { GooseSettings, ModulePaths } from "../settings/config.js";
 import { decideSession, type StartDecision } from "./session-decision.js";
+import { conversationEnd, decideShortcut, type ShortcutNow } from "./warm-shortcut.js";
 
 export interface LaunchPlan {
   sessionName: string;
@@ -24,6 +27,8 @@ export interface LaunchPlan {
   turn: TurnDecision;
   /** A supervisor's restart rather than a workspace start. */
   restart: boolean;
+  /** What this launch took from Goose's store, for the launch record. */
+  goose: GooseAnswer;
 }
 
 async function resolved(dir: string): Promise<string> {
@@ -65,16 +70,25 @@ export async function planLaunch(opts: {
   // 1.45-1.46 could corrupt a database written by concurrent processes
   // (aaif-goose/goose#11155).
   const notChecked = { kind: "unknown", reason: "not checked" } as const;
-  // The launch record is written at every launch, whatever the persistence;
-  // only its certain absence counts as a first launch.
-  const firstLaunch = await lstat(paths.launchRecord).then(
-    () => false,
-    (error: NodeJS.ErrnoException) => error.code === "ENOENT",
-  );
-  const [read, saved] = await Promise.all([
+  const [recorded, now] = await Promise.all([readRecordedLaunch(paths.launchRecord), lookNow(opts)]);
+  const shortcut = decideShortcut(recorded, now);
+  const asked = () =>
     goose.continue
-      ? readSession({ goose: opts.gooseBin, name, env: opts.env, home: opts.home, cwd: opts.folder, firstLaunch })
-      : { probe: notChecked, tail: notChecked, sessions: null },
+      ? readSession({
+          goose: opts.gooseBin,
+          name,
+          env: opts.env,
+          home: opts.home,
+          cwd: opts.folder,
+          // The launch record is written at every launch, whatever the
+          // persistence; only its certain absence counts as a first launch.
+          firstLaunch: recorded.first,
+        })
+      : { probe: notChecked, tail: notChecked, sessions: null };
+  if (shortcut.take) log(`Goose not asked (no goose session export): ${shortcut.reason}`);
+  else if (goose.continue && !recorded.first) log(`asking Goose: ${shortcut.reason}`);
+  const [read, saved] = await Promise.all([
+    shortcut.take ? { probe: shortcut.probe, tail: shortcut.tail, sessions: null } : asked(),
     readSavedChat(paths.stateFile),
   ]);
   const { probe } = read;
@@ -112,7 +126,52 @@ export async function planLaunch(opts: {
     probe: tail,
   });
   if (decision.mode === "warm") (turn.action === "wait" ? warn : log)(`interrupted turn: ${turn.reason}`);
-  return { sessionName: name, probe, decision, saved, turn, restart: opts.restart };
+  const found = probe.kind === "found" ? probe : null;
+  return {
+    sessionName: name,
+    probe,
+    decision,
+    saved,
+    turn,
+    restart: opts.restart,
+    goose: {
+      db: now.db,
+      binary: now.binary,
+      binary_identity: now.binaryIdentity,
+      folder: now.folder,
+      session_id: decision.mode === "warm" ? (found?.id ?? null) : null,
+      messages: found?.messages ?? null,
+      working_dir: found?.workingDir ?? null,
+      conversation_end: conversationEnd(decision.mode, tail, turn),
+    },
+  };
+}
+
+/** What decideShortcut holds against the launch record: plain file lookups, no Goose process. */
+async function lookNow(opts: {
+  goose: GooseSettings;
+  gooseBin: string;
+  env: Record<string, string>;
+  home: string;
+  folder: string;
+  paths: ModulePaths;
+  restart: boolean;
+}): Promise<ShortcutNow> {
+  const db = gooseSessionsDb(opts.env, opts.home);
+  const [binaryIdentity, files] = await Promise.all([
+    fileIdentity(opts.gooseBin, true),
+    identities(watchedFiles(db, opts.paths.stateFile)),
+  ]);
+  return {
+    sessionName: opts.goose.sessionName,
+    continueSession: opts.goose.continue,
+    restart: opts.restart,
+    folder: opts.folder,
+    db,
+    binary: opts.gooseBin,
+    binaryIdentity,
+    files,
+  };
 }
 
 /**

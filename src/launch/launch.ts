@@ -128,6 +128,7 @@ export async function launchGoose(opts: {
     mode: plan.decision.mode,
     interrupted_turn: plan.turn,
     started_at: new Date(startedAt).toISOString(),
+    goose: plan.goose,
   });
   const launched = await phase("launch", () =>
     launchAgentapi({

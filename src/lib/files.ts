@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { lstat, readFile, stat } from "node:fs/promises";
 
 /** A file's text, or null when it does not exist; any other failure is an error worth reporting. */
 export async function readOptional(file: string): Promise<string | null> {
@@ -7,5 +7,37 @@ export async function readOptional(file: string): Promise<string | null> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
+  }
+}
+
+/**
+ * What a write, a replacement or a touch of a file changes: its device and
+ * inode, size, and modification and change times in nanoseconds (as decimal
+ * strings, so JSON keeps every digit). "missing" when nothing is there;
+ * "other" for anything but a regular file, which no comparison may trust (a
+ * link's own identity says nothing of what it points to).
+ */
+export type FileIdentity =
+  | { kind: "file"; dev: string; ino: string; size: string; mtime_ns: string; ctime_ns: string }
+  | { kind: "missing" }
+  | { kind: "other"; why: string };
+
+/** The identity of `file` itself, not of what a link there points to; with `follow`, of what the path leads to. */
+export async function fileIdentity(file: string, follow = false): Promise<FileIdentity> {
+  try {
+    const info = await (follow ? stat : lstat)(file, { bigint: true });
+    if (!info.isFile()) return { kind: "other", why: "not a regular file" };
+    const { dev, ino, size, mtimeNs, ctimeNs } = info;
+    return {
+      kind: "file",
+      dev: `${dev}`,
+      ino: `${ino}`,
+      size: `${size}`,
+      mtime_ns: `${mtimeNs}`,
+      ctime_ns: `${ctimeNs}`,
+    };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? { kind: "missing" } : { kind: "other", why: code ?? String(error) };
   }
 }

@@ -68,6 +68,15 @@ export class Fields {
       : this.fail(key, `a whole number from ${min} to ${max}`);
   }
 
+  nullableInteger(key: string, min: number, max: number): number | null {
+    return this.value[key] === null ? null : this.integer(key, min, max);
+  }
+
+  /** Whether the object has the key at all. */
+  has(key: string): boolean {
+    return this.value[key] !== undefined;
+  }
+
   /** A list of strings. */
   stringList(key: string): string[] {
     const value = this.value[key];

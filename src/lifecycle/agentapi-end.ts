@@ -144,10 +144,15 @@ export interface EndOptions {
   atPrompt: boolean;
 }
 
-/** Asks an idle Goose to exit by itself (AgentAPI then saves and exits); SIGTERM and SIGKILL only when that fails. */
-export async function endAgentapi(pid: number, port: number, bounds: EndBounds, opts: EndOptions): Promise<void> {
-  await askThenSignal(pid, port, bounds, opts);
+/**
+ * Asks an idle Goose to exit by itself (AgentAPI then saves and exits);
+ * SIGTERM and SIGKILL only when that fails. True when Goose left on the typed
+ * `/exit` and AgentAPI with it: Goose closed its database itself.
+ */
+export async function endAgentapi(pid: number, port: number, bounds: EndBounds, opts: EndOptions): Promise<boolean> {
+  const onExit = await askThenSignal(pid, port, bounds, opts);
   await removePidFile(opts.pidFile, pid);
+  return onExit;
 }
 
 /** Polls until the screen shows Goose's input line (or AgentAPI has no screen to show), within the step. */
@@ -163,8 +168,8 @@ async function waitInputLine(port: number, step: Step): Promise<"empty" | "text"
   return "value" in found ? found.value : null;
 }
 
-/** How the exit step ended: AgentAPI gone (and how, for the log), or why the stop must signal it. */
-type ExitOutcome = { gone: string } | { problem: string };
+/** How the exit step ended: AgentAPI gone (and how, for the log; `onExit` once Goose had `/exit`), or why the stop must signal it. */
+type ExitOutcome = { gone: string; onExit?: true } | { problem: string };
 
 /**
  * After a request of the exit step got no answer: AgentAPI may have acted on
@@ -216,13 +221,13 @@ async function exitByItself(pid: number, port: number, step: Step): Promise<Exit
   if (!typed.ok && typed.answered) return { problem: `typing /exit failed (${typed.error})` };
   if (!typed.ok) {
     const after = await afterNoAnswer(pid, step, "the /exit request", typed.error);
-    return "gone" in after ? { gone: `${GRACEFUL}: ${after.gone}` } : after;
+    return "gone" in after ? { gone: `${GRACEFUL}: ${after.gone}`, onExit: true } : after;
   }
-  if (await waitForExit(pid, step.left())) return { gone: GRACEFUL };
+  if (await waitForExit(pid, step.left())) return { gone: GRACEFUL, onExit: true };
   return { problem: `Goose did not exit within ${step.bound} ms of /exit` };
 }
 
-async function askThenSignal(pid: number, port: number, bounds: EndBounds, opts: EndOptions): Promise<void> {
+async function askThenSignal(pid: number, port: number, bounds: EndBounds, opts: EndOptions): Promise<boolean> {
   let why: string;
   if (!opts.typeExit) {
     why = "goose_mode asks before tool calls, and /exit + Enter would answer a pending approval with Allow";
@@ -230,20 +235,29 @@ async function askThenSignal(pid: number, port: number, bounds: EndBounds, opts:
     why = "Goose is not idle at its prompt";
   } else {
     const outcome = await exitByItself(pid, port, new Step(bounds.exit));
-    if ("gone" in outcome) return log(outcome.gone);
+    if ("gone" in outcome) {
+      log(outcome.gone);
+      return outcome.onExit === true;
+    }
     why = outcome.problem;
   }
   // AgentAPI may have ended by itself during an earlier step (Goose exited, or
   // it crashed): a PID that is gone is never signalled, since it may be
   // another process's by now.
-  if (!(await isRunning(pid)))
-    return log(`${why}; AgentAPI (PID ${pid}) had exited by itself meanwhile, so nothing was signalled`);
+  if (!(await isRunning(pid))) {
+    log(`${why}; AgentAPI (PID ${pid}) had exited by itself meanwhile, so nothing was signalled`);
+    return false;
+  }
   log(`${why}; sending SIGTERM`);
   signal(pid, "SIGTERM");
-  if (await waitForExit(pid, bounds.sigterm)) return log("AgentAPI exited after SIGTERM");
+  if (await waitForExit(pid, bounds.sigterm)) {
+    log("AgentAPI exited after SIGTERM");
+    return false;
+  }
   const children = await killTree(pid);
   const gone = await waitForExit(pid, bounds.sigkill);
   warn(
     `AgentAPI did not exit within ${bounds.sigterm} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)${gone ? "" : `, and it was still there ${bounds.sigkill} ms later`}`,
   );
+  return false;
 }

@@ -12,14 +12,16 @@ import { retirePredecessor } from "./predecessor-step.js";
  * pre_install_script, the AgentAPI and Goose installs, Goose's config (after
  * setting aside what coder/goose 3.x left there), then post_install_script
  * (so it can adjust that config). `envSystemPrompt`: GOOSE_SYSTEM_PROMPT from
- * the agent's environment, which 3.x wrote to .goosehints.
+ * the agent's environment, which 3.x wrote to .goosehints. `agentapiVersion`:
+ * what the installed agentapi printed for `--version`, when the install asked
+ * it, for the version gate.
  */
 export async function installAndConfigure(
   config: StartConfig,
   paths: ModulePaths,
   home: string,
   envSystemPrompt?: string,
-): Promise<{ agentapi: string; gooseBin: string; pathPrefix: string[] }> {
+): Promise<{ agentapi: string; gooseBin: string; pathPrefix: string[]; agentapiVersion?: string }> {
   const goose = config.goose;
   const localBin = path.join(home, ".local", "bin");
   const basePath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
@@ -54,7 +56,7 @@ export async function installAndConfigure(
       env: scriptEnv,
     });
     log(`downloads: agentapi ${agentapi.download}; goose ${gooseInstall.download}`);
-    return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin };
+    return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin, agentapiVersion: agentapi.versionOutput };
   });
   await phase("configure", async () => {
     const { port } = config.agentapi;

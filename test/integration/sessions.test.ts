@@ -2,11 +2,22 @@
 // test: a plain workspace nobody typed in, sessions that already share the
 // module's name, and a home where coder/goose 3.0.1 ran before.
 
-import { mkdir, readdir, rename, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, rename, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { run, type Workspace } from "../../support/workspace/index.js";
-import { agentapiPids, expectOk, newWorkspace, output, PLAIN, render, SESSION, start, stop } from "./scenario.js";
+import {
+  agentapiPids,
+  expectOk,
+  launchRecord,
+  newWorkspace,
+  output,
+  PLAIN,
+  render,
+  SESSION,
+  start,
+  stop,
+} from "./scenario.js";
 import { agentCommand, deliveredIn, gooseSessions } from "./start-scenario.js";
 
 const setAsideFiles = async (dir: string) => (await readdir(dir)).filter((name) => name.includes("set-aside"));
@@ -93,6 +104,92 @@ describe("Goose calls before the launch", () => {
     if (!ws.goose.real) expect(helperRuns((await ws.events()).slice(mark))).toEqual(["session list"]);
     await stop(ws, rendered);
   }, 120_000);
+});
+
+describe("a warm start after the module's own stop asks Goose nothing while nothing changed", () => {
+  const SHORTCUT = "Goose not asked (no goose session export): the last stop saw Goose leave at its prompt";
+
+  /** A start the Goose under test has settled after, the log's text and the Goose helpers it ran (double only: from its event log). */
+  async function started(ws: Workspace, rendered: Awaited<ReturnType<typeof render>>) {
+    const mark = ws.goose.real ? 0 : (await ws.events()).length;
+    const log = output(await start(ws, rendered));
+    await ws.waitStable();
+    return { log, helpers: ws.goose.real ? null : helperRuns((await ws.events()).slice(mark)) };
+  }
+
+  async function resumedId(ws: Workspace): Promise<string> {
+    const [pid] = await agentapiPids(ws);
+    const command = await agentCommand(pid!);
+    expect(command.slice(1, 4)).toEqual(["session", "--resume", "--session-id"]);
+    return command[4]!;
+  }
+
+  it("start, converse, stop, start: the second start takes Goose's answer from the stop's record, runs no session export, resumes the same session by id and the conversation goes on there", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, PLAIN);
+    // The first launch makes a new session, whose id only Goose knows: the next start asks.
+    await started(ws, rendered);
+    await ws.send("hello from the first run");
+    await stop(ws, rendered);
+    const asked = await started(ws, rendered);
+    expect(asked.log).toContain("asking Goose: the last launch began a new session, whose id only Goose knows");
+    if (asked.helpers) expect(asked.helpers).toEqual(["session export --name"]);
+    const id = await resumedId(ws);
+
+    await ws.send("hello from the second run");
+    await stop(ws, rendered);
+    const quick = await started(ws, rendered);
+    expect(quick.log).toContain(SHORTCUT);
+    expect(quick.log).toMatch(new RegExp(`warm start: Goose has session "${SESSION}" \\(${id}\\) with \\d+ message`));
+    if (quick.helpers) expect(quick.helpers).toEqual([]);
+    expect(await resumedId(ws)).toBe(id);
+    expect((await launchRecord(ws)).mode).toBe("warm");
+    await ws.send("hello from the third run");
+    expect(await deliveredIn(ws, "hello from the third run")).toEqual([id]);
+    expect(await deliveredIn(ws, "hello from the second run")).toEqual([id]);
+    await stop(ws, rendered);
+  }, 180_000);
+
+  it("asks Goose when its database or the chat changed behind the module's back after the stop: a newer session of the name is resumed, a touch or a rewritten chat is asked about", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, PLAIN);
+    await started(ws, rendered);
+    await ws.send("hello from the first run");
+    await stop(ws, rendered);
+    await started(ws, rendered);
+    const id = await resumedId(ws);
+    await stop(ws, rendered);
+
+    // Another conversation of the module's name, written into Goose's store after the stop.
+    await gooseBefore(ws, path.join(ws.home, "project"), ["session", "--name", SESSION], "behind the module's back\n");
+    const newer = (await deliveredIn(ws, "behind the module's back"))[0]!;
+    expect(newer).not.toBe(id);
+    const afterNewer = await started(ws, rendered);
+    expect(afterNewer.log).not.toContain(SHORTCUT);
+    expect(afterNewer.log).toMatch(/asking Goose: \S*sessions\.db(-wal)? changed since the last stop/);
+    if (afterNewer.helpers) expect(afterNewer.helpers).toEqual(["session export --name"]);
+    expect(await resumedId(ws)).toBe(newer);
+    await stop(ws, rendered);
+
+    // The database touched, nothing else.
+    expect(output(await start(ws, rendered))).toContain(SHORTCUT);
+    await ws.waitStable();
+    await stop(ws, rendered);
+    const now = new Date();
+    await utimes(ws.gooseDb, now, now);
+    const afterTouch = await started(ws, rendered);
+    expect(afterTouch.log).toMatch(/asking Goose: \S*sessions\.db changed since the last stop/);
+    if (afterTouch.helpers) expect(afterTouch.helpers).toEqual(["session export --name"]);
+    await stop(ws, rendered);
+
+    // The chat changed.
+    await appendFile(path.join(ws.moduleDir, "agentapi-state.json"), "\n");
+    const afterChat = await started(ws, rendered);
+    expect(afterChat.log).toMatch(/asking Goose: \S*agentapi-state\.json changed since the last stop/);
+    if (afterChat.helpers) expect(afterChat.helpers).toEqual(["session export --name"]);
+    expect(await resumedId(ws)).toBe(newer);
+    await stop(ws, rendered);
+  }, 240_000);
 });
 
 describe("sessions that already share the module's name", () => {

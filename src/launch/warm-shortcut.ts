@@ -31,8 +31,6 @@ function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
 /** Why the recorded launch cannot stand in for Goose's answer, or null when it can. */
 function whyNot(record: RecordedLaunch, now: ShortcutNow): string | null {
   const { goose, stopped } = record;
-  if (stopped === null)
-    return "no stop saw the last launch's Goose leave by itself at its prompt (it was signalled, a turn ran, or it ended some other way)";
   if (record.mode !== "warm" || goose.session_id === null)
     return "the last launch began a new session, whose id only Goose knows";
   if (record.sessionName !== now.sessionName)
@@ -40,6 +38,8 @@ function whyNot(record: RecordedLaunch, now: ShortcutNow): string | null {
   if (goose.messages === null || goose.messages === 0) return "the session held no message at the last start";
   if (goose.conversation_end !== "answered" && goose.conversation_end !== "continued")
     return `the conversation's end was ${goose.conversation_end} at the last start`;
+  if (stopped === null)
+    return "no stop saw the last launch's Goose leave by itself at its prompt (it was signalled, a turn ran, or it ended some other way)";
   if (goose.folder !== now.folder) return `the folder changed from ${goose.folder} to ${now.folder}`;
   if (goose.db !== now.db) return `Goose's database is looked for at ${now.db}, not ${goose.db}`;
   if (goose.binary !== now.binary) return `the goose binary is ${now.binary}, not ${goose.binary}`;

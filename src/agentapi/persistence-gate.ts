@@ -2,17 +2,18 @@ import { run } from "../lib/exec.js";
 import { log, warn } from "../lib/log.js";
 import { type DecidedGate, gateOnHelp, gateOnVersion } from "./version-gate.js";
 
+async function printedVersion(binary: string): Promise<string | null> {
+  const version = await run(binary, ["--version"], { timeoutMs: 20_000 });
+  return version.code === 0 ? version.stdout : null;
+}
+
 /**
  * Asks the AgentAPI binary itself whether it can persist state: its
  * --version (`versionOutput` when the install step has just had it from this
  * binary), else its server --help.
  */
 async function askBinary(binary: string, requested: boolean, versionOutput?: string): Promise<DecidedGate> {
-  let printed = versionOutput ?? null;
-  if (versionOutput === undefined) {
-    const version = await run(binary, ["--version"], { timeoutMs: 20_000 });
-    printed = version.code === 0 ? version.stdout : null;
-  }
+  const printed = versionOutput ?? (await printedVersion(binary));
   const gate = gateOnVersion(requested, printed);
   if (gate.kind === "decided") return gate;
   const help = await run(binary, ["server", "--help"], { timeoutMs: 20_000 });

@@ -30,6 +30,7 @@ import {
   SESSION,
   SYSTEM_PATH,
   setup,
+  start,
   stop,
   waitTurns,
 } from "./scenario.js";
@@ -166,6 +167,29 @@ describe("start script", () => {
       if (!ws.goose.real) expect(agentLaunches(await ws.events())).toEqual([]);
     },
   );
+
+  it("asks the installed agentapi for its version once per start, and the version gate decides on that answer", async () => {
+    const ws = await newWorkspace();
+    // The release the mirror serves: agentapi behind a script that notes each command line, then runs it.
+    const calls = path.join(ws.home, "agentapi-calls");
+    const noting = Buffer.from(`#!/bin/sh\nprintf '%s\\n' "$*" >> '${calls}'\nexec '${tools.agentapiNew}' "$@"\n`);
+    const assetPath = agentapiRoute();
+    const mirror = await mirrorServing({ [assetPath]: noting });
+    const rendered = await render(ws, agentapiFrom(mirror.url, sha256(noting)));
+    const versions = async () => (await readFile(calls, "utf8")).split("\n").filter((line) => line === "--version");
+    const gate = `state persistence on: agentapi ${tools.agentapiNewVersion} >= 0.12.0`;
+
+    const first = await start(ws, rendered);
+    expect(first.stdout).toContain("downloads: agentapi verified;");
+    expect(first.stdout).toContain(gate);
+    expect(await versions()).toHaveLength(1);
+    await stop(ws, rendered);
+
+    const second = await start(ws, rendered);
+    expect(second.stdout).toContain("downloads: agentapi verified (already installed);");
+    expect(second.stdout).toContain(gate);
+    expect(await versions()).toHaveLength(2);
+  });
 
   it("installs the default AgentAPI and Goose from the configured URLs once, verified, and reuses them", async () => {
     const ws = await newWorkspace();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { conversationEnd, decideShortcut, type ShortcutNow } from "../../../src/launch/warm-shortcut.js";
 import type { FileIdentity } from "../../../src/lib/files.js";
 import type { RecordedLaunch } from "../../../src/lifecycle/launch-record.js";
-import { conversationEnd, decideShortcut, type ShortcutNow } from "../../../src/launch/warm-shortcut.js";
 
 const file = (ino: string, size = "4096", mtime = "1700000000000000001"): FileIdentity => ({
   kind: "file",
@@ -65,7 +65,14 @@ describe("decideShortcut", () => {
 
   it.each<[string, Change, RegExp]>([
     ["no stop saw Goose leave by itself", (r) => (r.stopped = null), /no stop saw/],
-    ["the last launch was cold", (r) => ((r.mode = "cold"), (r.goose.session_id = null)), /new session/],
+    [
+      "the last launch was cold",
+      (r) => {
+        r.mode = "cold";
+        r.goose.session_id = null;
+      },
+      /new session/,
+    ],
     ["the session name changed", (_, n) => (n.sessionName = "other"), /session name changed/],
     ["the session held no message", (r) => (r.goose.messages = 0), /held no message/],
     ["no session was found", (r) => (r.goose.messages = null), /held no message/],
@@ -89,7 +96,10 @@ describe("decideShortcut", () => {
     ["sessions.db was replaced", (_, n) => (n.files[DB] = file("99")), /sessions\.db changed/],
     [
       "sessions.db is gone",
-      (r, n) => ((n.files[DB] = missing), (r.stopped!.files[DB] = missing)),
+      (r, n) => {
+        n.files[DB] = missing;
+        r.stopped!.files[DB] = missing;
+      },
       /sessions\.db is missing/,
     ],
     [
@@ -112,7 +122,10 @@ describe("decideShortcut", () => {
   });
 
   it("takes it for a chat that was missing at the stop and still is", () => {
-    const shortcut = recorded((r, n) => ((r.stopped!.files[STATE] = missing), (n.files[STATE] = missing)));
+    const shortcut = recorded((r, n) => {
+      r.stopped!.files[STATE] = missing;
+      n.files[STATE] = missing;
+    });
     expect(shortcut.take).toBe(true);
   });
 

@@ -1,6 +1,13 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { readLaunchRecord } from "../../../src/lifecycle/launch-record.js";
+import { fileIdentity } from "../../../src/lib/files.js";
+import {
+  identities,
+  readLaunchRecord,
+  readRecordedLaunch,
+  recordStopFindings,
+  watchedFiles,
+} from "../../../src/lifecycle/launch-record.js";
 import { scratchDir } from "../scratch.js";
 
 describe("readLaunchRecord", () => {
@@ -10,6 +17,10 @@ describe("readLaunchRecord", () => {
     ...{ persistence: true, persistence_reason: why, agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
     ...{ port: 4000, state_file: "/r/state.json", state_backup: "/r/state.json.bak", pid_file: "/r/agentapi.pid" },
     ...{ session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22" },
+    goose: {
+      ...{ db: "/h/sessions.db", binary: "/h/goose", binary_identity: { kind: "missing" }, folder: "/h/p" },
+      ...{ session_id: "20261127_1", messages: 2, working_dir: "/h/p", conversation_end: "answered" },
+    },
   };
   const at = scratchDir("stop-target");
   let n = 0;
@@ -21,13 +32,20 @@ describe("readLaunchRecord", () => {
     expect(await readLaunchRecord(f, settings)).toEqual({
       launched: {
         ...{ port: 4000, pidFile: "/r/agentapi.pid", stateFile: "/r/state.json", stateBackup: "/r/state.json.bak" },
-        ...{ persistence: true, persistenceReason: why },
+        ...{ persistence: true, persistenceReason: why, gooseDb: "/h/sessions.db" },
       },
       note: null,
     });
   });
 
-  const fallback = { ...settings, stateBackup: null, persistence: false };
+  it("acts on a record without Goose's database (an earlier module version), which then gets no stop findings", async () => {
+    const f = await file();
+    const { goose: _, ...earlier } = record;
+    await writeFile(f, JSON.stringify(earlier));
+    expect((await readLaunchRecord(f, settings)).launched).toMatchObject({ port: 4000, gooseDb: null });
+  });
+
+  const fallback = { ...settings, stateBackup: null, persistence: false, gooseDb: null };
   it.each([
     [
       "the start left no record",
@@ -46,5 +64,88 @@ describe("readLaunchRecord", () => {
     const { launched, note } = await readLaunchRecord(f, settings);
     expect(launched).toEqual({ ...fallback, persistenceReason: note });
     expect(note).toMatch(why);
+  });
+});
+
+describe("what the stop records for the next start", () => {
+  const at = scratchDir("stop-findings");
+  const record = {
+    ...{ session_name: "s", mode: "warm", port: 4000 },
+    goose: {
+      ...{ db: "/h/sessions.db", binary: "/h/goose", binary_identity: { kind: "missing" }, folder: "/h/p" },
+      ...{ session_id: "20261127_1", messages: 2, working_dir: "/h/p", conversation_end: "answered" },
+    },
+  };
+
+  it("adds the files' identity to the launch record, mode 0600, and the next start reads it back", async () => {
+    const dir = await at("round-trip");
+    await mkdir(dir, { recursive: true });
+    const f = `${dir}/launch.json`;
+    await writeFile(f, JSON.stringify(record), { mode: 0o644 });
+    const db = `${dir}/sessions.db`;
+    await writeFile(db, "data");
+    const files = await identities(watchedFiles(db, `${dir}/state.json`));
+    expect(Object.keys(files)).toEqual([db, `${db}-wal`, `${dir}/state.json`, `${dir}/state.json.owner.json`]);
+    expect(await recordStopFindings(f, { at: "2026-11-27T11:00:00.000Z", files })).toBe(true);
+    expect((await lstat(f)).mode & 0o777).toBe(0o600);
+    const read = await readRecordedLaunch(f);
+    expect(read).toMatchObject({ first: false, record: { sessionName: "s", mode: "warm", goose: record.goose } });
+    expect("record" in read && read.record.stopped).toEqual({ at: "2026-11-27T11:00:00.000Z", files });
+    expect(files[db]).toMatchObject({ kind: "file", size: "4" });
+    expect(files[`${db}-wal`]).toEqual({ kind: "missing" });
+  });
+
+  it("a record that is not the start's is left alone", async () => {
+    const dir = await at("not-ours");
+    await mkdir(dir, { recursive: true });
+    const f = `${dir}/launch.json`;
+    await writeFile(f, "[1]");
+    expect(await recordStopFindings(f, { at: "x", files: {} })).toBe(false);
+    expect(await readFile(f, "utf8")).toBe("[1]");
+  });
+
+  it.each([
+    ["no record", null, /^$/],
+    ["a record of an earlier version, without goose", JSON.stringify({ session_name: "s", mode: "warm" }), /goose/],
+    [
+      "an identity that is not decimal",
+      JSON.stringify({
+        ...record,
+        stopped: { at: "x", files: { "/h/sessions.db": { kind: "file", dev: "1", ino: "2", size: "-1" } } },
+      }),
+      /size/,
+    ],
+    ["not JSON", "{", /not usable/],
+  ])("the next start finds %s", async (_, text, problem) => {
+    const dir = await at("read-back");
+    await mkdir(dir, { recursive: true });
+    const f = `${dir}/launch-${Math.random().toString(16).slice(2)}.json`;
+    if (text !== null) await writeFile(f, text);
+    const read = await readRecordedLaunch(f);
+    if (text === null) expect(read).toEqual({ first: true });
+    else expect("problem" in read ? read.problem : "").toMatch(problem);
+  });
+});
+
+describe("fileIdentity", () => {
+  const at = scratchDir("file-identity");
+  it("changes with a touch and with a replacement; a link is never a file, whatever it points to", async () => {
+    const dir = await at("f");
+    await mkdir(dir, { recursive: true });
+    const f = `${dir}/db`;
+    await writeFile(f, "abcd");
+    const first = await fileIdentity(f);
+    expect(first).toMatchObject({ kind: "file", size: "4" });
+    expect(await fileIdentity(f)).toEqual(first);
+    await writeFile(`${dir}/db2`, "abcd");
+    expect(await fileIdentity(`${dir}/db2`)).not.toEqual(first);
+    await utimes(f, new Date(2020, 0, 1), new Date(2020, 0, 1));
+    const touched = await fileIdentity(f);
+    expect(touched).not.toEqual(first);
+    expect(touched).toMatchObject({ kind: "file", size: "4" });
+    await symlink(f, `${dir}/link`);
+    expect(await fileIdentity(`${dir}/link`)).toEqual({ kind: "other", why: "not a regular file" });
+    expect(await fileIdentity(`${dir}/link`, true)).toEqual(touched);
+    expect(await fileIdentity(`${dir}/none`)).toEqual({ kind: "missing" });
   });
 });

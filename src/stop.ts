@@ -96,14 +96,14 @@ async function stop(
   // its database and the chat hold now is what the next start can trust
   // without asking Goose, while they stay as they are (launch/warm-shortcut.ts).
   const { gooseDb } = launched;
-  if (locked && note === null && gooseDb !== null && onExit && turn?.atPrompt && !turn.ranTurn && !lost)
-    await phase("record", async () => {
-      const files = await identities(watchedFiles(gooseDb, stateFile));
-      // Without the record the next start asks Goose, as it always could.
-      await recordStopFindings(paths.launchRecord, { at: new Date().toISOString(), files }).catch((error) =>
-        log(`could not add what the stop saw to ${paths.launchRecord} (${(error as Error).message})`),
-      );
-    });
+  await phase("record", async () => {
+    if (!locked || note !== null || gooseDb === null || !onExit || !turn?.atPrompt || turn.ranTurn || lost) return;
+    const files = await identities(watchedFiles(gooseDb, stateFile));
+    // Without the record the next start asks Goose, as it always could.
+    await recordStopFindings(paths.launchRecord, { at: new Date().toISOString(), files }).catch((error) =>
+      log(`could not add what the stop saw to ${paths.launchRecord} (${(error as Error).message})`),
+    );
+  });
   log(`stop finished in ${Date.now() - started} ms`);
   return lost ? 1 : 0;
 }

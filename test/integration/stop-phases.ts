@@ -3,8 +3,9 @@
 /**
  * The stop's phases in the order its log names them (src/stop.ts): the one
  * table the tests compare against. A turn that ran is saved again after it.
+ * `record` writes only after Goose left by itself (src/stop.ts).
  */
 export function stopPhases(opts: { turnRan?: boolean } = {}): string[] {
   const again = opts.turnRan ? ["save"] : [];
-  return ["lock", "supervisor", "find", "save", "turn", ...again, "snapshot", "stop", "verify"];
+  return ["lock", "supervisor", "find", "save", "turn", ...again, "snapshot", "stop", "verify", "record"];
 }

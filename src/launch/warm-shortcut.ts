@@ -69,6 +69,14 @@ function whyNot(record: RecordedLaunch, now: ShortcutNow): string | null {
  * saw a turn; a new session; another session name, folder, database path or
  * goose binary; any file changed, missing or not a regular file; a
  * supervisor's restart (Goose ended without a stop); continue = false.
+ *
+ * What the identities prove is that nothing wrote to the store after Goose
+ * left. What the run itself wrote is vouched for by the launch's own Goose
+ * (its session, resumed by id) and by what the stop saw of it, not read
+ * back: a `goose` the user ran by hand on the same store while the module's
+ * Goose ran is not seen here, nor a turn that ended without a reply while
+ * Goose went back to its prompt (a failed model call), which a start asking
+ * Goose would carry on.
  */
 export function decideShortcut(
   recorded: { first: true } | { first: false; record: RecordedLaunch } | { first: false; problem: string },

@@ -233,20 +233,17 @@ describe("Agent Firewall", () => {
 
     // What a prompt injection would have Goose's shell tool do: a wrapper
     // that runs its command without the firewall, then Goose's end, which
-    // the supervisor answers with a restart through that wrapper.
-    if (ws.goose.real) {
-      // A real Goose makes tool calls only when its model asks: a process of the same user does what the call would.
-      await writeFile(wrapper, UNCONFINED_WRAPPER);
-      process.kill(goose, "SIGKILL");
-    } else {
-      const printf = `printf '${UNCONFINED_WRAPPER.replaceAll("\n", "\\n")}' > '${wrapper}'`;
-      await sendWithoutWaiting(ws, `!shell ${printf}; kill -KILL $PPID`);
-    }
+    // the supervisor answers with a restart through that wrapper. A `!`
+    // message is that tool's call, made by Goose itself, real or double.
+    const printf = `printf '${UNCONFINED_WRAPPER.replaceAll("\n", "\\n")}' > '${wrapper}'`;
+    await sendWithoutWaiting(ws, `!${printf}; kill -KILL $PPID`);
     const log = await ws.waitFor("the supervisor's restart or give-up", async () => {
       const text = await supervisorLog(ws);
       return /gave up:|restarted:/.test(text) ? text : undefined;
     });
     expect(await readFile(wrapper, "utf8")).toMatch(/exec "\$@"/);
+    // The tool call ended the Goose that ran it.
+    expect(await cmdline(goose)).toEqual([]);
     expect(log).not.toMatch(/restarted:/);
     const reason = /gave up: (.*)/.exec(log)?.[1] ?? "";
     expect(reason).toContain(`the firewall command ${wrapper} was SHA-256 `);

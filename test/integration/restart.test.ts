@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import {
   agentSignals,
   childPids,
+  gooseMessages,
   type Rendered,
   type RunResult,
   run,
@@ -230,6 +231,26 @@ describe("a stop during a turn, and the restart after it", () => {
     expect(resumed.stdout).not.toMatch(/carry on/);
     await ws.waitStable();
     expect(await ws.deliveries(notThePrompt)).toBe(1);
+    expect(await ws.replies()).toBe(replies);
+    await stop(ws, rendered);
+  });
+
+  it("a `!` command, which Goose runs with no model turn and ends with its result: the restart sends nothing", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    await ws.send("!echo hello from a bang");
+    // Goose's shell ran it: its result, a visible user row without text, is the conversation's last row.
+    expect(await ws.deliveries("!echo hello from a bang")).toBe(1);
+    expect((await gooseMessages(ws.gooseDb)).at(-1)).toMatchObject({ role: "user", text: "", userVisible: true });
+    const replies = await ws.replies();
+    await stop(ws, rendered);
+
+    const resumed = await start(ws, rendered);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("none");
+    expect(resumed.stdout).not.toMatch(/carry on/);
+    await ws.waitStable();
     expect(await ws.replies()).toBe(replies);
     await stop(ws, rendered);
   });

@@ -195,7 +195,9 @@ describe("parseSessionExport", () => {
     ["a `!` command's turn, as Goose 1.46.1 exported it", BANG_EXPORT.conversation, tail(3, "user", "", BANG_LAST)],
     [
       "a model's tool call cut off before its answer",
-      BANG_EXPORT.conversation.map((message: unknown) => JSON.parse(JSON.stringify(message).replaceAll(BANG_ID, "call_abc123"))),
+      BANG_EXPORT.conversation.map((message: unknown) =>
+        JSON.parse(JSON.stringify(message).replaceAll(BANG_ID, "call_abc123")),
+      ),
       tail(3, "user", "", BANG_LAST, true),
     ],
     ["messages without metadata are visible", [noMeta], tail(1, "user", "a\nb", "m1", true)],

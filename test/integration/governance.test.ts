@@ -232,17 +232,14 @@ describe("Agent Firewall", () => {
 
     // What a prompt injection would have Goose's shell tool do: a wrapper
     // that runs its command without the firewall, then Goose's end, which
-    // the supervisor answers with a restart through that wrapper.
-    if (ws.goose.real) {
-      // A real Goose makes tool calls only when its model asks: a process of the same user does what the call would.
-      await writeFile(wrapper, UNCONFINED_WRAPPER);
-      process.kill(goose, "SIGKILL");
-    } else {
-      const printf = `printf '${UNCONFINED_WRAPPER.replaceAll("\n", "\\n")}' > '${wrapper}'`;
-      await sendWithoutWaiting(ws, `!shell ${printf}; kill -KILL $PPID`);
-    }
+    // the supervisor answers with a restart through that wrapper. A `!`
+    // message is that tool's call, made by Goose itself, real or double.
+    const printf = `printf '${UNCONFINED_WRAPPER.replaceAll("\n", "\\n")}' > '${wrapper}'`;
+    await sendWithoutWaiting(ws, `!${printf}; kill -KILL $PPID`);
     const reason = await gaveUpWithoutRelaunch(ws);
     expect(await readFile(wrapper, "utf8")).toMatch(/exec "\$@"/);
+    // The tool call ended the Goose that ran it.
+    expect(await cmdline(goose)).toEqual([]);
     expect(reason).toContain(`the firewall command ${wrapper} was SHA-256 `);
     expect(reason).toMatch(/^Check what changed, then restart the workspace: Goose was not relaunched/);
     const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");

@@ -128,6 +128,9 @@ describe("the logs that live as long as the workspace", () => {
     return texts;
   }
 
+  // The writers fork a sleep per line; on a busy machine that alone outlasts vitest's default 5 s.
+  const WRITER_BOUND_MS = 90_000;
+
   /** 400 lines of 201 bytes, then `quiet` is created; `after` runs next. */
   const noisy = (quiet: string, after: string) =>
     `i=0; while [ $i -lt 400 ]; do printf "%0200d\\n" $i; i=$((i+1)); sleep 0.005; done; : > '${quiet}'; ${after}`;
@@ -174,38 +177,46 @@ describe("the logs that live as long as the workspace", () => {
     return paths;
   }
 
-  it("logs/agentapi.log stays bounded while AgentAPI runs: the supervisor rotates it under the running writer", async () => {
-    const paths = await moduleFolder();
-    const quiet = path.join(paths.dir, "writer-quiet");
-    const logFile = path.join(paths.logs, "agentapi.log");
-    const pidFile = await writer(paths, noisy(quiet, "exec sleep 600"));
-    await supervisor(paths, { GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile, GOOSE_MODULE_AGENTAPI_LOG: logFile });
+  it(
+    "logs/agentapi.log stays bounded while AgentAPI runs: the supervisor rotates it under the running writer",
+    async () => {
+      const paths = await moduleFolder();
+      const quiet = path.join(paths.dir, "writer-quiet");
+      const logFile = path.join(paths.logs, "agentapi.log");
+      const pidFile = await writer(paths, noisy(quiet, "exec sleep 600"));
+      await supervisor(paths, { GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile, GOOSE_MODULE_AGENTAPI_LOG: logFile });
 
-    const texts = await settled(logFile, quiet);
-    // The writer wrote 80,400 bytes; the log and its three generations hold what
-    // a quarter second between two looks adds at most to each, not all of it.
-    expect(texts.join("").length).toBeLessThan(400 * 201);
-    // Each generation holds a full log of the writer's lines; the live one may be empty.
-    for (const text of texts.slice(1)) expect(text).toMatch(/^0{195}/);
-  });
+      const texts = await settled(logFile, quiet);
+      // The writer wrote 80,400 bytes; the log and its three generations hold what
+      // a quarter second between two looks adds at most to each, not all of it.
+      expect(texts.join("").length).toBeLessThan(400 * 201);
+      // Each generation holds a full log of the writer's lines; the live one may be empty.
+      for (const text of texts.slice(1)) expect(text).toMatch(/^0{195}/);
+    },
+    WRITER_BOUND_MS,
+  );
 
-  it("logs/supervisor.log stays bounded while the supervisor runs: it rotates its own log under itself and its helpers", async () => {
-    const paths = await moduleFolder();
-    const pidFile = await writer(paths, "exec sleep 600");
-    // Stands in for the runtime: the autosave helper the supervisor starts
-    // when it begins to watch writes the lines, to the supervisor's log.
-    const quiet = path.join(paths.dir, "helper-quiet");
-    const runtime = path.join(paths.dir, "runtime");
-    await writeFile(runtime, `#!/bin/sh\n${noisy(quiet, "exit 0")}\n`, { mode: 0o700 });
-    await supervisor(paths, {
-      GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile,
-      GOOSE_MODULE_SESSIONS_DB: path.join(paths.dir, "sessions.db"),
-      GOOSE_MODULE_RUNTIME: runtime,
-      GOOSE_MODULE_RUNTIME_KIND: "node",
-    });
+  it(
+    "logs/supervisor.log stays bounded while the supervisor runs: it rotates its own log under itself and its helpers",
+    async () => {
+      const paths = await moduleFolder();
+      const pidFile = await writer(paths, "exec sleep 600");
+      // Stands in for the runtime: the autosave helper the supervisor starts
+      // when it begins to watch writes the lines, to the supervisor's log.
+      const quiet = path.join(paths.dir, "helper-quiet");
+      const runtime = path.join(paths.dir, "runtime");
+      await writeFile(runtime, `#!/bin/sh\n${noisy(quiet, "exit 0")}\n`, { mode: 0o700 });
+      await supervisor(paths, {
+        GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile,
+        GOOSE_MODULE_SESSIONS_DB: path.join(paths.dir, "sessions.db"),
+        GOOSE_MODULE_RUNTIME: runtime,
+        GOOSE_MODULE_RUNTIME_KIND: "node",
+      });
 
-    const texts = await settled(supervisorLog(paths), quiet);
-    expect(texts.join("").length).toBeLessThan(400 * 201);
-    for (const text of texts.slice(1)) expect(text).toMatch(/0{195}/);
-  });
+      const texts = await settled(supervisorLog(paths), quiet);
+      expect(texts.join("").length).toBeLessThan(400 * 201);
+      for (const text of texts.slice(1)) expect(text).toMatch(/0{195}/);
+    },
+    WRITER_BOUND_MS,
+  );
 });

@@ -13,6 +13,8 @@ import type { ModulePaths } from "../../../src/settings/config.js";
 import { spawnSupervisor, supervisorLog } from "../../../src/supervisor/process.js";
 import { readText, scratchFolders } from "../scratch.js";
 
+// Past the supervisor's own waits below (30 s each): a loaded machine can stretch a process start.
+const BOUND_MS = 60_000;
 const SUPERVISOR_SH = path.join(import.meta.dirname, "../../../src/supervisor/supervisor.sh");
 const fresh = scratchFolders("runtime-give-up-test");
 
@@ -102,57 +104,69 @@ afterEach(() => {
 });
 
 describe("a runtime changed since the start", () => {
-  it("the supervisor adds the reason to the launch record, a JSON string whatever the runtime's path holds", async () => {
-    const { paths, runtime, pid, verified } = await changedRuntime();
-    await writeLaunchRecord(paths.launchRecord, RECORD);
-    const log = await gaveUp(paths, pid);
+  it(
+    "the supervisor adds the reason to the launch record, a JSON string whatever the runtime's path holds",
+    async () => {
+      const { paths, runtime, pid, verified } = await changedRuntime();
+      await writeLaunchRecord(paths.launchRecord, RECORD);
+      const log = await gaveUp(paths, pid);
 
-    const record = JSON.parse(await readText(paths.launchRecord));
-    expect(record).toEqual({ ...RECORD, supervisor: { gave_up_at: expect.any(String), reason: expect.any(String) } });
-    expect(Number.isNaN(Date.parse(record.supervisor.gave_up_at))).toBe(false);
-    // The path as written, its newline and tab each shown as "?".
-    const shown = runtime.replace("\n", "?").replace("\t", "?");
-    expect(record.supervisor.reason.startsWith(`Check ${shown}, then restart the workspace: `)).toBe(true);
-    expect(record.supervisor.reason).toContain("changed since the start verified it");
-    expect(record.supervisor.reason).toContain(`was ${verified}`);
-    // The log's line says the same, with the path as it is.
-    expect(log).toContain(`gave up: Check ${runtime}, then restart the workspace:`);
-    expect((await stat(paths.launchRecord)).mode & 0o777).toBe(0o600);
-    expect((await readdir(paths.dir)).sort()).toEqual(
-      ["agentapi-launch.json", "logs", path.basename(path.dirname(runtime))].sort(),
-    );
-  });
+      const record = JSON.parse(await readText(paths.launchRecord));
+      expect(record).toEqual({ ...RECORD, supervisor: { gave_up_at: expect.any(String), reason: expect.any(String) } });
+      expect(Number.isNaN(Date.parse(record.supervisor.gave_up_at))).toBe(false);
+      // The path as written, its newline and tab each shown as "?".
+      const shown = runtime.replace("\n", "?").replace("\t", "?");
+      expect(record.supervisor.reason.startsWith(`Check ${shown}, then restart the workspace: `)).toBe(true);
+      expect(record.supervisor.reason).toContain("changed since the start verified it");
+      expect(record.supervisor.reason).toContain(`was ${verified}`);
+      // The log's line says the same, with the path as it is.
+      expect(log).toContain(`gave up: Check ${runtime}, then restart the workspace:`);
+      expect((await stat(paths.launchRecord)).mode & 0o777).toBe(0o600);
+      expect((await readdir(paths.dir)).sort()).toEqual(
+        ["agentapi-launch.json", "logs", path.basename(path.dirname(runtime))].sort(),
+      );
+    },
+    BOUND_MS,
+  );
 
-  it("a runtime at such a path that did not change runs", async () => {
-    const { paths, runtime, pid } = await changedRuntime(async (runtime) => {
-      // Stands in for the runtime: says it ran, then asks the loop to stand down (exit code 20).
-      await writeFile(runtime, `#!/bin/sh\n: > "$(dirname "$0")/ran"\nexit 20\n`, { mode: 0o700 });
-      return createHash("sha256")
-        .update(await readFile(runtime))
-        .digest("hex");
-    });
-    await writeLaunchRecord(paths.launchRecord, RECORD);
-    await writeFile(paths.supervisorPid, `${pid}\n`);
-    const ran = path.join(path.dirname(runtime), "ran");
-    const done = await pollUntil(
-      async () => ((await lstat(paths.supervisorPid).catch(() => null)) === null ? true : undefined),
-      { timeoutMs: 30_000, intervalMs: 20 },
-    );
-    expect("value" in done).toBe(true);
-    expect(await readText(supervisorLog(paths))).not.toMatch(/gave up/);
-    expect((await lstat(ran)).isFile()).toBe(true);
-    expect(JSON.parse(await readText(paths.launchRecord))).toEqual(RECORD);
-  });
+  it(
+    "a runtime at such a path that did not change runs",
+    async () => {
+      const { paths, runtime, pid } = await changedRuntime(async (runtime) => {
+        // Stands in for the runtime: says it ran, then asks the loop to stand down (exit code 20).
+        await writeFile(runtime, `#!/bin/sh\n: > "$(dirname "$0")/ran"\nexit 20\n`, { mode: 0o700 });
+        return createHash("sha256")
+          .update(await readFile(runtime))
+          .digest("hex");
+      });
+      await writeLaunchRecord(paths.launchRecord, RECORD);
+      await writeFile(paths.supervisorPid, `${pid}\n`);
+      const ran = path.join(path.dirname(runtime), "ran");
+      const done = await pollUntil(
+        async () => ((await lstat(paths.supervisorPid).catch(() => null)) === null ? true : undefined),
+        { timeoutMs: 30_000, intervalMs: 20 },
+      );
+      expect("value" in done).toBe(true);
+      expect(await readText(supervisorLog(paths))).not.toMatch(/gave up/);
+      expect((await lstat(ran)).isFile()).toBe(true);
+      expect(JSON.parse(await readText(paths.launchRecord))).toEqual(RECORD);
+    },
+    BOUND_MS,
+  );
 
-  it("writes nothing through a link planted at the launch record's name", async () => {
-    const { paths, pid } = await changedRuntime();
-    const victim = path.join(paths.dir, "victim.json");
-    await writeFile(victim, `${JSON.stringify({ precious: true })}\n`);
-    await symlink(victim, paths.launchRecord);
-    const log = await gaveUp(paths, pid);
+  it(
+    "writes nothing through a link planted at the launch record's name",
+    async () => {
+      const { paths, pid } = await changedRuntime();
+      const victim = path.join(paths.dir, "victim.json");
+      await writeFile(victim, `${JSON.stringify({ precious: true })}\n`);
+      await symlink(victim, paths.launchRecord);
+      const log = await gaveUp(paths, pid);
 
-    expect(log).toMatch(/gave up: Check /);
-    expect(await readText(victim)).toBe(`${JSON.stringify({ precious: true })}\n`);
-    expect(await readlink(paths.launchRecord)).toBe(victim);
-  });
+      expect(log).toMatch(/gave up: Check /);
+      expect(await readText(victim)).toBe(`${JSON.stringify({ precious: true })}\n`);
+      expect(await readlink(paths.launchRecord)).toBe(victim);
+    },
+    BOUND_MS,
+  );
 });

@@ -104,18 +104,19 @@ describe("downloadFile", () => {
   it("refuses a redirect from a remote URL to a name that resolves to this machine, before connecting to it", async () => {
     // This machine's own name, which resolves to one of its addresses
     // (loopback in /etc/hosts, a container's private address, systemd's
-    // nss-myhostname); the remote release host is played through a proxy.
+    // nss-myhostname); the remote release host is played through a proxy,
+    // under a name that resolves nowhere here (RFC 6761 .invalid).
     const name = hostname().toLowerCase();
     const addresses = await lookup(name, { all: true }).catch(() => []);
     expect(addresses, `${name}, this machine's host name, resolves`).not.toEqual([]);
     const server = await mirror();
     const { port } = new URL(server.url);
-    const egress = await proxy({ hosts: { "releases.example.com": "127.0.0.1" } });
+    const egress = await proxy({ hosts: { "releases.example.invalid": "127.0.0.1" } });
     server.redirect("/latest", `https://${name}:${port}${ASSET}`);
     const dest = await destination();
-    const from = `http://releases.example.com:${port}/latest`;
+    const from = `http://releases.example.invalid:${port}/latest`;
     await expect(downloadFile(from, dest, { HTTP_PROXY: egress.url, NO_PROXY: name }, { attempts: 1 })).rejects.toThrow(
-      `a redirect to https://${name}:${port} is refused: downloads from releases.example.com:${port} are never redirected to this machine or its private network (${name} resolves to `,
+      `a redirect to https://${name}:${port} is refused: downloads from releases.example.invalid:${port} are never redirected to this machine or its private network (${name} resolves to `,
     );
     expect(egress.seen).toEqual([`GET ${from}`]);
     expect(server.requests).toEqual(["/latest"]);

@@ -43,7 +43,10 @@ export interface Launched {
 }
 
 function parseRecord(text: string): Launched {
-  const record = Fields.of(JSON.parse(text), "launch record");
+  return launchedFrom(Fields.of(JSON.parse(text), "launch record"));
+}
+
+function launchedFrom(record: Fields): Launched {
   const backup = record.nullableString("state_backup");
   return {
     port: record.integer("port", 1, 65535),
@@ -94,10 +97,14 @@ export async function readLaunchRecord(
 
 /**
  * Adds the supervisor's reason for giving up to the record of the launch it
- * gave up on, so the user finds it where the start's decisions are.
+ * gave up on, so the user finds it where the start's decisions are. A record
+ * the stop could not act on is left as it is: the error names the field.
+ * The sh supervisor does the same when the runtime changed
+ * (record_give_up in supervisor/supervisor.sh).
  */
 export async function recordSupervisorGaveUp(file: string, reason: string, now = Date.now()): Promise<void> {
-  const record = JSON.parse(await readFile(file, "utf8")) as LaunchRecord;
-  record.supervisor = { gave_up_at: new Date(now).toISOString(), reason };
-  await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  const record = Fields.of(JSON.parse(await readFile(file, "utf8")), "launch record");
+  launchedFrom(record);
+  const supervisor: LaunchRecord["supervisor"] = { gave_up_at: new Date(now).toISOString(), reason };
+  await writeFileAtomic(file, `${JSON.stringify({ ...record.members(), supervisor }, null, 2)}\n`, { mode: 0o600 });
 }

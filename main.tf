@@ -75,7 +75,8 @@ locals {
 
   # The first AgentAPI release that saves the chat: the plan-time echo of
   # MIN_PERSISTENCE_VERSION in src/agentapi/version-gate.ts, which decides at
-  # the start (test/unit/agentapi/version-gate.test.ts holds the two equal).
+  # the start (test/unit/agentapi/version-gate.test.ts holds the two equal, and
+  # the "vX.Y.Z or newer" in variables.tf's descriptions, which cannot read it).
   agentapi_persistence_since = "0.12.0"
   agentapi_version_parts     = [for part in regex("^v([0-9]+)\\.([0-9]+)\\.([0-9]+)", local.agentapi_version) : tonumber(part)]
   persistence_since_parts    = [for part in split(".", local.agentapi_persistence_since) : tonumber(part)]

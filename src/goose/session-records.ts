@@ -155,6 +155,27 @@ export interface SessionTail {
   unanswered: boolean;
 }
 
+/**
+ * A message `!COMMAND` is no model turn: Goose runs COMMAND through its shell
+ * tool and calls no model after it, storing the text, an assistant toolRequest
+ * with id `bang_shell_<uuid>`, and the user's toolResponse with that id, which
+ * ends a complete turn (BangShellOperation in crates/goose/src/agents/
+ * state_machine/ops_bang_shell.rs, aaif-goose/goose at v1.46.1; observed with
+ * Goose 1.46.1). A tool result with any other id answers the model's own call,
+ * which the model has yet to answer.
+ */
+const BANG_SHELL_ID_PREFIX = "bang_shell_";
+
+function endsBangTurn(content: unknown): boolean {
+  return (
+    Array.isArray(content) &&
+    content.some(
+      (item) =>
+        item?.type === "toolResponse" && typeof item.id === "string" && item.id.startsWith(BANG_SHELL_ID_PREFIX),
+    )
+  );
+}
+
 export type TailRead = { kind: "read"; tail: SessionTail; source: string } | { kind: "unknown"; reason: string };
 
 // Goose stores message times in seconds, some older rows in milliseconds
@@ -193,7 +214,8 @@ export function sessionQuery(name: string): string {
     "  (SELECT role FROM last) AS last_role,",
     "  (SELECT message_id FROM last) AS last_message_id,",
     "  (SELECT group_concat(json_extract(j.value, '$.text'), char(10)) FROM last, json_each(last.content_json) j WHERE json_extract(j.value, '$.type') = 'text') AS last_text,",
-    "  (SELECT COUNT(*) FROM messages m WHERE m.session_id = c.id AND m.role = 'assistant' AND m.id > (SELECT seq FROM last)) AS assistant_after",
+    "  (SELECT COUNT(*) FROM messages m WHERE m.session_id = c.id AND m.role = 'assistant' AND m.id > (SELECT seq FROM last)) AS assistant_after,",
+    `  (SELECT COUNT(*) FROM last, json_each(last.content_json) j WHERE json_extract(j.value, '$.type') = 'toolResponse' AND substr(json_extract(j.value, '$.id'), 1, ${BANG_SHELL_ID_PREFIX.length}) = '${BANG_SHELL_ID_PREFIX}') AS bang_results`,
     "FROM chosen c;",
   ].join("\n");
 }
@@ -206,6 +228,8 @@ export interface SessionRow {
   last_message_id: string | null;
   last_text: string | null;
   assistant_after: number;
+  /** Tool results of a `!` command in the last visible message. */
+  bang_results: number;
 }
 
 /** The conversation's end, from one row of sessionQuery. */
@@ -216,7 +240,7 @@ export function tailFromRow(row: SessionRow): SessionTail {
     lastVisibleRole: row.last_role ?? null,
     lastVisibleUserText: lastIsUser ? (row.last_text ?? "") : null,
     lastVisibleId: row.last_message_id ?? null,
-    unanswered: lastIsUser && Number(row.assistant_after) === 0,
+    unanswered: lastIsUser && Number(row.assistant_after) === 0 && !(Number(row.bang_results) > 0),
   };
 }
 
@@ -279,7 +303,10 @@ export function parseSessionExport(text: string): SessionExport {
       lastVisibleRole: role,
       lastVisibleUserText: lastIsUser && lastMessage ? textOf(lastMessage) : null,
       lastVisibleId: typeof lastMessage?.id === "string" ? lastMessage.id : null,
-      unanswered: lastIsUser && !messages.slice(last + 1).some((m) => m.role === "assistant"),
+      unanswered:
+        lastIsUser &&
+        !endsBangTurn(lastMessage?.content) &&
+        !messages.slice(last + 1).some((m) => m.role === "assistant"),
     },
   };
 }

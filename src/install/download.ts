@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
+import type { LookupAddress } from "node:dns";
+import { lookup } from "node:dns/promises";
 import { constants, createReadStream } from "node:fs";
 import { open as openFile, rm } from "node:fs/promises";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { isIP, type Socket } from "node:net";
+import { isIP, type LookupFunction, type Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
@@ -11,7 +13,7 @@ import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { log, StepError } from "../lib/log.js";
 import { type ProxyChoice, proxyFor } from "./proxy-env.js";
-import { redirectProblem, shownUrl } from "./url-policy.js";
+import { isLocalHost, redirectProblem, shownUrl } from "./url-policy.js";
 
 // The install step's download client: node:http and node:https, with the
 // workspace's proxy settings (install/proxy-env.ts) and CONNECT tunnels for https://
@@ -82,11 +84,46 @@ function tunnel(proxy: URL, target: URL): Promise<Socket> {
   });
 }
 
-/** One GET of `url`, direct or through `choice`'s proxy; resolves once the answer's headers are in. */
-async function get(url: URL, choice: ProxyChoice | null): Promise<IncomingMessage> {
+/** The addresses a host name resolves to; none for an IP address, which needs no lookup. */
+async function addressesOf(url: URL): Promise<LookupAddress[]> {
+  const host = hostOf(url);
+  if (isIP(host) !== 0) return [];
+  try {
+    return await lookup(host, { all: true });
+  } catch (error) {
+    throw new Error(`cannot resolve ${host} (${(error as NodeJS.ErrnoException).code})`);
+  }
+}
+
+/**
+ * A resolver that answers with `addresses` only: the connection goes to an
+ * address redirectProblem saw, whatever the name resolves to by then (DNS
+ * rebinding). TLS still checks the certificate against the name.
+ */
+function pinned(addresses: LookupAddress[]): LookupFunction {
+  return (_host, options, callback) => {
+    const family = options.family === 4 || options.family === 6 ? options.family : 0;
+    const usable = addresses.filter((a) => family === 0 || a.family === family);
+    const first = usable[0];
+    if (first === undefined) {
+      const error: NodeJS.ErrnoException = new Error(`no IPv${family} address was checked`);
+      error.code = "ENOTFOUND";
+      return callback(error, "", 0);
+    }
+    if (options.all) return callback(null, usable);
+    callback(null, first.address, first.family);
+  };
+}
+
+/**
+ * One GET of `url`, direct (to `addresses` when given) or through `choice`'s
+ * proxy; resolves once the answer's headers are in.
+ */
+async function get(url: URL, choice: ProxyChoice | null, addresses: LookupAddress[]): Promise<IncomingMessage> {
   let request: http.ClientRequest;
   if (choice === null) {
-    request = (url.protocol === "https:" ? https : http).request(url, { timeout: IDLE_TIMEOUT_MS });
+    const lookup = addresses.length > 0 ? pinned(addresses) : undefined;
+    request = (url.protocol === "https:" ? https : http).request(url, { timeout: IDLE_TIMEOUT_MS, lookup });
   } else if (url.protocol === "http:") {
     // An http:// target goes to the proxy as an absolute URI (RFC 9112, 3.2.2).
     request = http.request({
@@ -111,14 +148,42 @@ async function get(url: URL, choice: ProxyChoice | null): Promise<IncomingMessag
   });
 }
 
+/**
+ * Where a redirect to `target` connects, once redirectProblem allows it: the
+ * addresses its name resolves to when the download connects to it itself
+ * (none through a proxy, which resolves names on its own side). The target
+ * is looked up only when its URL as written passes, the configured URL only
+ * when a refusal might be lifted by its name being on the private network.
+ */
+async function checkRedirect(target: URL, from: URL, direct: boolean): Promise<LookupAddress[]> {
+  let configured: Promise<string[]> | undefined;
+  const judge = async (addresses: LookupAddress[]) => {
+    const resolved = { target: addresses.map((a) => a.address), configured: [] as string[] };
+    const problem = redirectProblem(target, from, resolved);
+    if (problem === null || isLocalHost(from)) return problem;
+    configured ??= addressesOf(from).then(
+      (found) => found.map((a) => a.address),
+      () => [],
+    );
+    return redirectProblem(target, from, { ...resolved, configured: await configured });
+  };
+  const asWritten = await judge([]);
+  if (asWritten !== null) throw new FinalError(asWritten);
+  const addresses = direct ? await addressesOf(target) : [];
+  const problem = addresses.length > 0 ? await judge(addresses) : null;
+  if (problem !== null) throw new FinalError(problem);
+  return addresses;
+}
+
 /** The body of `url` after redirects, each of which must pass redirectProblem; refused at once when it says it is bigger than `maxBytes`. */
 async function open(url: URL, env: NodeJS.ProcessEnv, maxBytes: number): Promise<Readable> {
   let current = url;
+  let addresses: LookupAddress[] = [];
   for (let hop = 0; ; hop++) {
     if (current.protocol === "file:") return createReadStream(fileURLToPath(current));
     const choice = proxyFor(current, env);
     if (choice) log(`downloading ${shownUrl(current)} through the proxy ${shown(choice)}`);
-    const response = await get(current, choice);
+    const response = await get(current, choice, addresses);
     const status = response.statusCode ?? 0;
     const length = Number(response.headers["content-length"] ?? Number.NaN);
     if (status === 200 && length > maxBytes) {
@@ -136,8 +201,7 @@ async function open(url: URL, env: NodeJS.ProcessEnv, maxBytes: number): Promise
     }
     if (hop === MAX_REDIRECTS) throw new FinalError(`more than ${MAX_REDIRECTS} redirects`);
     current = new URL(location, current);
-    const problem = redirectProblem(current, url);
-    if (problem) throw new FinalError(problem);
+    addresses = await checkRedirect(current, url, proxyFor(current, env) === null);
   }
 }
 

@@ -3,6 +3,8 @@
 // main.tf); this copy checks where a redirect leads, which only the download
 // sees.
 
+import { isIP } from "node:net";
+
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 const V4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/;
@@ -43,20 +45,46 @@ export function isLocalHost(url: URL): boolean {
 }
 
 /**
+ * Whether an address as the resolver gives it ("10.0.0.5", "::1",
+ * "::ffff:127.0.0.1") is on this machine or its private network, by
+ * isLocalHost's ranges: the URL parser writes it in the form those are
+ * checked in.
+ */
+export function isLocalAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return isLocalHost(new URL(family === 6 ? `http://[${address}]/` : `http://${address}/`));
+}
+
+/** What the names of a redirect's target and of the configured URL resolved to; empty when they were not looked up. */
+export interface Resolved {
+  target: readonly string[];
+  configured: readonly string[];
+}
+
+const NOT_LOOKED_UP: Resolved = { target: [], configured: [] };
+
+/**
  * Why the download must not follow a redirect to `url`, or null when it may.
  * The one rule, for every download the module makes (docs/operations.md,
  * Verified downloads): a redirect may lead to this machine or its private
- * network (isLocalHost) only from a configured URL `from` that is there
- * too, so that no remote server can turn the download against a local
- * service or the cloud's metadata address; over https://, or over http://
- * only from loopback to loopback (a local mirror). Never file://, which would
- * let a server make the module read a local file. Addresses are judged as
- * written: a name that resolves to a private address is not looked up (a
- * proxy resolves names itself).
+ * network only from a configured URL `from` that is there too, so that no
+ * remote server can turn the download against a local service or the
+ * cloud's metadata address; over https://, or over http:// only from
+ * loopback to loopback (a local mirror). Never file://, which would let a
+ * server make the module read a local file. A host is there when its URL
+ * says so (isLocalHost) or, for a name, when an address it resolved to is
+ * (`resolved`; download.ts looks names up where it connects itself, not
+ * through a proxy, which resolves them on its own side).
  */
-export function redirectProblem(url: URL, from: URL): string | null {
-  if (isLocalHost(url) && !isLocalHost(from))
-    return `a redirect to ${url.protocol}//${url.host} is refused: downloads from ${from.host} are never redirected to this machine or its private network`;
+export function redirectProblem(url: URL, from: URL, resolved: Resolved = NOT_LOOKED_UP): string | null {
+  const fromHere = isLocalHost(from) || resolved.configured.some(isLocalAddress);
+  if (!fromHere) {
+    const refused = `a redirect to ${url.protocol}//${url.host} is refused: downloads from ${from.host} are never redirected to this machine or its private network`;
+    if (isLocalHost(url)) return refused;
+    const local = resolved.target.find(isLocalAddress);
+    if (local !== undefined) return `${refused} (${url.hostname} resolves to ${local})`;
+  }
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) && LOOPBACK_HOSTS.has(from.hostname)) return null;
   return `a redirect to ${url.protocol}//${url.host} is refused: downloads follow redirects only to https:// (or to http:// on loopback from a loopback URL)`;

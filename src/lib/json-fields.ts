@@ -42,6 +42,11 @@ export class Fields {
     return `${this.at}.${key}`;
   }
 
+  /** The object's own members as read, for a document written back with a change. */
+  members(): Record<string, unknown> {
+    return { ...this.value };
+  }
+
   object(key: string): Fields {
     return Fields.of(this.value[key], this.name(key));
   }
@@ -83,6 +88,14 @@ export class Fields {
     return Array.isArray(value) && value.every((item) => typeof item === "string")
       ? [...value]
       : this.fail(key, "a list of strings");
+  }
+
+  /** A list of whole numbers from `min` to `max`. */
+  integerList(key: string, min: number, max: number): number[] {
+    const value = this.value[key];
+    return Array.isArray(value) && value.every((item) => Number.isInteger(item) && item >= min && item <= max)
+      ? [...value]
+      : this.fail(key, `a list of whole numbers from ${min} to ${max}`);
   }
 
   /** A list of objects, each read as Fields. */

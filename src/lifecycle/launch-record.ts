@@ -162,19 +162,20 @@ export async function identities(files: string[]): Promise<Record<string, FileId
 
 /**
  * Adds what the stop saw to the record of the launch it stopped. Plain file
- * work: the stop runs no Goose process. A record that is not the start's
- * (unreadable, not an object) is left alone.
+ * work: the stop runs no Goose process. A record the stop could not act on
+ * is left as it is.
  */
 export async function recordStopFindings(file: string, findings: StopFindings): Promise<boolean> {
-  let record: unknown;
+  let record: Fields;
   try {
-    record = JSON.parse((await readOptional(file)) ?? "null");
+    record = Fields.of(JSON.parse((await readOptional(file)) ?? "null"), "launch record");
+    launchedFrom(record);
   } catch {
     return false;
   }
-  if (typeof record !== "object" || record === null || Array.isArray(record)) return false;
-  const updated = { ...(record as Record<string, unknown>), stopped: findings };
-  await writeFileAtomic(file, `${JSON.stringify(updated, null, 2)}\n`, { mode: 0o600 });
+  await writeFileAtomic(file, `${JSON.stringify({ ...record.members(), stopped: findings }, null, 2)}\n`, {
+    mode: 0o600,
+  });
   return true;
 }
 
@@ -197,7 +198,10 @@ export interface Launched {
 }
 
 function parseRecord(text: string): Launched {
-  const record = Fields.of(JSON.parse(text), "launch record");
+  return launchedFrom(Fields.of(JSON.parse(text), "launch record"));
+}
+
+function launchedFrom(record: Fields): Launched {
   const backup = record.nullableString("state_backup");
   return {
     port: record.integer("port", 1, 65535),
@@ -258,10 +262,14 @@ export async function readLaunchRecord(
 
 /**
  * Adds the supervisor's reason for giving up to the record of the launch it
- * gave up on, so the user finds it where the start's decisions are.
+ * gave up on, so the user finds it where the start's decisions are. A record
+ * the stop could not act on is left as it is: the error names the field.
+ * The sh supervisor does the same when the runtime changed
+ * (record_give_up in supervisor/supervisor.sh).
  */
 export async function recordSupervisorGaveUp(file: string, reason: string, now = Date.now()): Promise<void> {
-  const record = JSON.parse(await readFile(file, "utf8")) as LaunchRecord;
-  record.supervisor = { gave_up_at: new Date(now).toISOString(), reason };
-  await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  const record = Fields.of(JSON.parse(await readFile(file, "utf8")), "launch record");
+  launchedFrom(record);
+  const supervisor: LaunchRecord["supervisor"] = { gave_up_at: new Date(now).toISOString(), reason };
+  await writeFileAtomic(file, `${JSON.stringify({ ...record.members(), supervisor }, null, 2)}\n`, { mode: 0o600 });
 }

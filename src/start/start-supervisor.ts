@@ -72,6 +72,9 @@ export async function startSupervisor(opts: {
         GOOSE_MODULE_TOKEN_ENV: opts.config.goose.aiGateway.enabled ? opts.config.goose.aiGateway.tokenEnv : "",
         GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
         GOOSE_MODULE_AGENTAPI_LOG: paths.agentapiLog,
+        GOOSE_MODULE_SUPERVISOR_LOG: supervisorLog(paths),
+        GOOSE_MODULE_SUPERVISOR_PID: paths.supervisorPid,
+        GOOSE_MODULE_LAUNCH_RECORD: paths.launchRecord,
         GOOSE_MODULE_LOG_MAX_BYTES: String(LOG_LIMITS.maxBytes),
         GOOSE_MODULE_LOG_GENERATIONS: String(LOG_LIMITS.generations),
         // Empty: no autosave.

@@ -22,14 +22,18 @@ note=$GOOSE_MODULE_WATCH_NOTE
 runtime_sum=$GOOSE_MODULE_RUNTIME_SHA256
 token_env=$GOOSE_MODULE_TOKEN_ENV
 agent_log=$GOOSE_MODULE_AGENTAPI_LOG
+own_log=$GOOSE_MODULE_SUPERVISOR_LOG
 log_max=$GOOSE_MODULE_LOG_MAX_BYTES
 log_keep=$GOOSE_MODULE_LOG_GENERATIONS
+own=$GOOSE_MODULE_SUPERVISOR_PID
+record=$GOOSE_MODULE_LAUNCH_RECORD
 # Nothing this loop starts inherits them (AgentAPI and Goose least of all).
 unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_RUNTIME_KIND \
   GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE \
   GOOSE_MODULE_RUNTIME_SHA256 GOOSE_MODULE_TOKEN_ENV GOOSE_MODULE_AGENTAPI_LOG GOOSE_MODULE_LOG_MAX_BYTES \
-  GOOSE_MODULE_LOG_GENERATIONS
-own=$dir/supervisor.pid
+  GOOSE_MODULE_LOG_GENERATIONS GOOSE_MODULE_SUPERVISOR_LOG GOOSE_MODULE_SUPERVISOR_PID GOOSE_MODULE_LAUNCH_RECORD
+nl='
+'
 mark=$dir/supervisor.mark
 child=
 helper=
@@ -104,16 +108,51 @@ pause() {
   nap=
 }
 
+# Adds a give-up to the launch record as the restart helper does
+# (recordSupervisorGaveUp in lifecycle/launch-record.ts), for when the helper's
+# runtime is what cannot be run. The record is the JSON object the start
+# wrote, so a "supervisor" member goes in before its closing brace, the reason
+# as a JSON string: backslash and quote escaped, control characters shown as
+# "?". The new record replaces the old by a rename, so a reader sees one or
+# the other, and a link planted at its name is replaced, never written
+# through. It is left as it is when it is not a plain file of up to 64 KiB
+# ending in "}", or when it changed while this ran (a new start's record).
+record_give_up() {
+  if ! [ -f "$record" ] || [ -L "$record" ]; then return 0; fi
+  size=$({ wc -c < "$record"; } 2> /dev/null)
+  case $size in '' | *[!0-9\ ]*) return 0 ;; esac
+  # shellcheck disable=SC2086 # unquoted on purpose: some wc pad the number
+  [ $size -le 65536 ] || return 0
+  old=$({ cat "$record"; } 2> /dev/null) || return 0
+  case $old in '{'*'"'*'}') ;; *) return 0 ;; esac
+  body=${old%?}
+  body=${body%"$nl"}
+  quoted=$(printf '%s' "$1" | LC_ALL=C tr '\001-\037\177' '?' | LC_ALL=C sed 's/[\\"]/\\&/g')
+  tmp=$record.$$
+  rm -f "$tmp"
+  (umask 077 && set -C && printf '%s,\n  "supervisor": {\n    "gave_up_at": "%s",\n    "reason": "%s"\n  }\n}\n' \
+    "$body" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$quoted" > "$tmp") 2> /dev/null || return 0
+  if [ "$(cat "$record" 2> /dev/null)" = "$old" ] && [ -f "$record" ] && ! [ -L "$record" ]; then
+    mv -f "$tmp" "$record" && return 0
+  fi
+  rm -f "$tmp"
+}
+
 # With agent_firewall the start gives the runtime's SHA-256 (unless only root
 # can change it): the runtime runs outside the firewall, so a runtime that
 # changed since the start verified it is never run. Nothing is relaunched
-# then; the log says why, and the next workspace start repeats it.
+# then; the launch record and the log say why, and the next workspace start
+# repeats it.
 runtime_unchanged() {
   [ -z "$runtime_sum" ] && return 0
-  now=$(sha256sum "$runtime" 2> /dev/null || shasum -a 256 "$runtime" 2> /dev/null)
+  # From stdin: given a name with a backslash or a newline, sha256sum
+  # escapes it and starts its line with a backslash.
+  now=$({ sha256sum || shasum -a 256; } < "$runtime" 2> /dev/null)
   now=${now%% *}
   [ "$now" = "$runtime_sum" ] && return 0
-  log "gave up: Check $runtime, then restart the workspace: the runtime that runs the supervisor's restarts and saves outside the Agent Firewall changed since the start verified it (SHA-256 ${now:-unreadable}, was $runtime_sum), so nothing is relaunched. If nobody meant to change it, Goose or a command it ran did"
+  reason="Check $runtime, then restart the workspace: the runtime that runs the supervisor's restarts and saves outside the Agent Firewall changed since the start verified it (SHA-256 ${now:-unreadable}, was $runtime_sum), so nothing is relaunched. If nobody meant to change it, Goose or a command it ran did"
+  record_give_up "$reason"
+  log "gave up: $reason"
   term_children
   wait
   leave 1
@@ -186,31 +225,38 @@ restart() {
   done
 }
 
-# AgentAPI appends to logs/agentapi.log for as long as it runs; the launch
-# rotates it only when it opens it. The offset of AgentAPI's standard output
-# (its fdinfo's "pos", read without a fork) is where the next line goes, the
-# log's size. Once that reaches the cap, the generations move up, a copy
-# becomes agentapi.log.1, and the log is emptied through AgentAPI's own
-# descriptor, never through a link planted at its name; AgentAPI appends, so
-# it goes on at the new end. Lines written between the copy and the emptying
-# are lost. `rotated` keeps one full log from being moved twice before
-# AgentAPI writes again.
-rotated=
+# AgentAPI appends to logs/agentapi.log for as long as it runs, and this loop
+# and its helpers to logs/supervisor.log; the launch rotates each only when
+# it opens it. The offset of the writer's standard output (its fdinfo's
+# "pos", read without a fork) is where the next line goes, the log's size:
+# $1 is the writer's PID, $2 its log. Once that reaches the cap, the
+# generations move up, a copy becomes <log>.1, and the log is emptied through
+# the writer's own descriptor, never through a link planted at its name; the
+# writer appends, so it goes on at the new end. Lines written between the
+# copy and the emptying are lost. $3 is the offset the log was last emptied
+# at, which keeps one full log from being moved twice before it is written
+# to again; `rotated` says the offset for the next call.
 bound_log() {
-  [ -n "$log_max" ] || return 0
+  rotated=$3
+  [ -n "$log_max" ] && [ -n "$2" ] || return 0
   pos=
   { read -r _ pos < "/proc/$1/fdinfo/1"; } 2> /dev/null
   case $pos in '' | *[!0-9]*) return 0 ;; esac
   if [ "$pos" -lt "$log_max" ] || [ "$pos" = "$rotated" ]; then return 0; fi
-  rotated=$pos
   n=$log_keep
   while [ "$n" -gt 1 ]; do
-    mv -f "$agent_log.$((n - 1))" "$agent_log.$n" 2> /dev/null
+    mv -f "$2.$((n - 1))" "$2.$n" 2> /dev/null
     n=$((n - 1))
   done
-  (set -C && cat "/proc/$1/fd/1" > "$agent_log.1") 2> /dev/null
+  (set -C && cat "/proc/$1/fd/1" > "$2.1") 2> /dev/null
   { : > "/proc/$1/fd/1"; } 2> /dev/null
+  # Read after the emptying: a line written since the copy moved the offset
+  # on, and taken for a full log again, the empty log would be copied over
+  # the last full generation.
+  { read -r _ rotated < "/proc/$1/fdinfo/1"; } 2> /dev/null
 }
+agent_rotated=
+own_rotated=
 
 # The start claims the PID file for this process right after starting it.
 waited=0
@@ -231,7 +277,10 @@ while :; do
     dirty=1
     while [ -d "$dir" ] && alive "$pid" && [ "$born" = "$started" ]; do
       if [ -n "$db" ]; then autosave; fi
-      bound_log "$pid"
+      bound_log "$pid" "$agent_log" "$agent_rotated"
+      agent_rotated=$rotated
+      bound_log $$ "$own_log" "$own_rotated"
+      own_rotated=$rotated
       pause
     done
     if ! [ -d "$dir" ]; then

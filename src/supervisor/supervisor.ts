@@ -7,6 +7,7 @@ import { ContainmentChanged } from "../launch/containment.js";
 import { launchGoose } from "../launch/launch.js";
 import { ensurePortFree, reuseRunningAgentapi } from "../launch/start-checks.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
+import { Fields } from "../lib/json-fields.js";
 import { log, StepError, stampLogLines, warn } from "../lib/log.js";
 import { recordSupervisorGaveUp } from "../lifecycle/launch-record.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
@@ -49,7 +50,7 @@ class StandDown {
  * showed when a restart failed. `since` ties it to the start that started the
  * supervisor; a file from an earlier start counts as none.
  */
-interface RestartMemory {
+export interface RestartMemory {
   since: number;
   history: RestartHistory;
   run: { restarted: boolean; startedAt: number; launched: boolean };
@@ -62,11 +63,34 @@ function memoryFile(paths: ModulePaths): string {
   return path.join(paths.dir, "supervisor-restarts.json");
 }
 
-async function readMemory(paths: ModulePaths, since: number): Promise<RestartMemory> {
+const MAX_TIME = Number.MAX_SAFE_INTEGER;
+
+/** The memory `text` holds, when it has the memory's shape and belongs to the start at `since`; null otherwise. */
+export function parseRestartMemory(text: string, since: number): RestartMemory | null {
   try {
-    const memory = JSON.parse(await readFile(memoryFile(paths), "utf8")) as RestartMemory;
-    if (memory.since === since && Array.isArray(memory.history?.failures)) return memory;
-  } catch {}
+    const memory = Fields.of(JSON.parse(text), "supervisor-restarts.json");
+    if (memory.integer("since", 0, MAX_TIME) !== since) return null;
+    const run = memory.object("run");
+    return {
+      since,
+      history: { failures: memory.object("history").integerList("failures", 0, MAX_TIME) },
+      run: {
+        restarted: run.boolean("restarted"),
+        startedAt: run.integer("startedAt", 0, MAX_TIME),
+        launched: run.boolean("launched"),
+      },
+      problem: memory.nullableString("problem"),
+      lastScreen: memory.nullableString("lastScreen"),
+    };
+  } catch {
+    return null;
+  }
+}
+
+async function readMemory(paths: ModulePaths, since: number): Promise<RestartMemory> {
+  const text = await readFile(memoryFile(paths), "utf8").catch(() => null);
+  const memory = text === null ? null : parseRestartMemory(text, since);
+  if (memory !== null) return memory;
   return {
     since,
     history: { failures: [] },

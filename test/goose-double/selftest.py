@@ -286,16 +286,28 @@ eq("config layers: the extra file's entries, merged field by field, the user's f
     ["enabled_extensions.v0"]["extensions"]], ["tutorial", "memory"])
 
 fresh_home("tool")
-o = out("run", "-n", "tool1", "-t", "!shell printf '%s|%s|%s' \"$PWD\" \"$AGENT_SESSION_ID\" \"$GOOSE_DOUBLE_MARK\"",
+# A kickoff message `!COMMAND` is Goose's shell tool, with no model turn (README, "Tool calls").
+SAME_GROUP = '[ "$(cut -d" " -f5 /proc/$$/stat)" = "$(cut -d" " -f5 /proc/$PPID/stat)" ] && echo same || echo other'
+o = out("run", "-n", "tool1", "-t", " !  printf '%s|%s|%s|' \"$PWD\" \"$AGENT_SESSION_ID\" \"$GOOSE_DOUBLE_MARK\"; " + SAME_GROUP,
         GOOSE_DOUBLE_MARK="inherited")
 sid = q("SELECT id FROM sessions WHERE name='tool1'")
-eq("tool call: runs in the working directory with Goose's environment and AGENT_SESSION_ID",
-   o.split("\n")[-1], "developer__shell exited 0: %s|%s|inherited" % (H + "/proj", sid))
-o = out("run", "-n", "tool2", "-t", "!shell echo gone; exit 3")
-check("tool call: its exit code and output end the stored reply", q(
-    "SELECT content_json LIKE '%developer__shell exited 3: gone%' FROM messages m JOIN sessions s ON m.session_id=s.id"
-    " WHERE s.name='tool2' AND role='assistant'") == "1")
-check("tool call: any other message runs nothing", "developer__shell" not in out("run", "-n", "tool3", "-t", "!shellx"))
+check("bang: the screen shows the shell call and its command", "\u25b8 shell\n    command: printf" in o)
+eq("bang: runs in the working directory with Goose's environment, AGENT_SESSION_ID, in Goose's process group",
+   lambda: [line.strip() for line in o.split("\n") if "|inherited|" in line], ["%s|%s|inherited|same" % (H + "/proj", sid)])
+ROWS = ("SELECT group_concat(role || ':' || json_extract(content_json, '$[0].type') || ':' || "
+        "json_extract(metadata_json, '$.userVisible'), ' ') FROM (SELECT m.* FROM messages m JOIN sessions s "
+        "ON m.session_id = s.id WHERE s.name = '%s' ORDER BY m.id)")
+eq("bang: three visible rows, no turn context: the text, the shell call, its result last", lambda: q(ROWS % "tool1"),
+   "user:text:1 assistant:toolRequest:1 user:toolResponse:1")
+IDS = ("SELECT group_concat(json_extract(content_json, '$[0].id'), ' ') FROM (SELECT m.* FROM messages m JOIN sessions s"
+       " ON m.session_id = s.id WHERE s.name = 'tool1' AND json_extract(content_json, '$[0].id') IS NOT NULL ORDER BY m.id)")
+ids = q(IDS).split(" ")
+check("bang: the call and its result share one id, bang_shell_<uuid>",
+      len(ids) == 2 and ids[0] == ids[1] and ids[0].startswith("bang_shell_"))
+for name, text in (("tool2", "!"), ("tool3", "say !echo no")):
+    out("run", "-n", name, "-t", text)
+    eq("bang: %r is a message like any other" % text, lambda: q(ROWS % name),
+       "user:text:1 user:text:0 assistant:text:1")
 
 fresh_home("model")
 MODEL_LOG = []  # "PATH AUTHORIZATION STREAM" of each request
@@ -303,11 +315,14 @@ server = model_server(MODEL_LOG)
 def gm(key, *args):  # the double with the openai provider pointed at that server
     return g(*args, merge=True, TURN="0", OPENAI_API_KEY=key,
              OPENAI_HOST="http://127.0.0.1:%d/api/v2/aibridge/openai" % server.server_address[1]).stdout
+gm("good", "run", "-n", "m0", "-t", "!echo no model")
+eq("model: a `!COMMAND` message asks it nothing", lambda: MODEL_LOG, [])
 o = gm("good", "run", "-n", "m1", "-t", "hello model")
 check("model: the reply is the model's text", "model says hi" in o)
 eq("model: POST to the host's path + v1/chat/completions, bearer key, streamed", lambda: MODEL_LOG[0],
    "/api/v2/aibridge/openai/v1/chat/completions Bearer good True")
-eq("model: the reply is stored", lambda: q("SELECT content_json LIKE '%model says hi%' FROM messages WHERE role='assistant'"), "1")
+eq("model: the reply is stored", lambda: q("SELECT content_json LIKE '%model says hi%' FROM messages m JOIN sessions s ON m.session_id = s.id"
+                                             " WHERE s.name = 'm1' AND role = 'assistant'"), "1")
 o = gm("wrong", "run", "-n", "m2", "-t", "hello again")
 check("model: a refused request fails the turn as Goose shows it", has_all(
     o, "Ran into this error: Authentication error: Authentication failed for http://127.0.0.1:",

@@ -2,7 +2,9 @@
 // on loopback: a release mirror, over http and https, and an egress proxy
 // that forwards plain requests and opens CONNECT tunnels.
 
+import { lookup } from "node:dns/promises";
 import { lstat, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { downloadFile } from "../../src/install/download.js";
@@ -88,6 +90,37 @@ describe("downloadFile", () => {
     server.redirect("/moved", location);
     await expect(downloadFile(`${server.url}/moved`, await destination(), {})).rejects.toThrow(message);
     expect(server.requests).toEqual(["/moved"]);
+  });
+
+  it("follows a redirect to a name on loopback from a loopback URL, connecting to the address it checked", async () => {
+    const server = await mirror();
+    const { port } = new URL(server.url);
+    server.redirect("/latest", `http://localhost:${port}${ASSET}`);
+    const got = await downloadFile(`${server.url}/latest`, await destination(), {});
+    expect(got.sha256).toBe(sha256(CONTENT));
+    expect(server.requests).toEqual(["/latest", ASSET]);
+  });
+
+  it("refuses a redirect from a remote URL to a name that resolves to this machine, before connecting to it", async () => {
+    // This machine's own name, which resolves to one of its addresses
+    // (loopback in /etc/hosts, a container's private address, systemd's
+    // nss-myhostname); the remote release host is played through a proxy,
+    // under a name that resolves nowhere here (RFC 6761 .invalid).
+    const name = hostname().toLowerCase();
+    const addresses = await lookup(name, { all: true }).catch(() => []);
+    expect(addresses, `${name}, this machine's host name, resolves`).not.toEqual([]);
+    const server = await mirror();
+    const { port } = new URL(server.url);
+    const egress = await proxy({ hosts: { "releases.example.invalid": "127.0.0.1" } });
+    server.redirect("/latest", `https://${name}:${port}${ASSET}`);
+    const dest = await destination();
+    const from = `http://releases.example.invalid:${port}/latest`;
+    await expect(downloadFile(from, dest, { HTTP_PROXY: egress.url, NO_PROXY: name }, { attempts: 1 })).rejects.toThrow(
+      `a redirect to https://${name}:${port} is refused: downloads from releases.example.invalid:${port} are never redirected to this machine or its private network (${name} resolves to `,
+    );
+    expect(egress.seen).toEqual([`GET ${from}`]);
+    expect(server.requests).toEqual(["/latest"]);
+    await gone(dest);
   });
 
   it("does not retry a 404", async () => {

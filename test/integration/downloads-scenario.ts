@@ -83,7 +83,7 @@ export function markerBinary(marker: string, versionLine: string): string {
 }
 
 /** An egress proxy, closed after the test. */
-export const proxy = (opts?: { connectStatus?: number }) => closing(EgressProxy.start(opts));
+export const proxy = (opts?: Parameters<typeof EgressProxy.start>[0]) => closing(EgressProxy.start(opts));
 
 /** A fresh file path to download to. */
 export const destination = async () => path.join(await scratchDir("download"), "agentapi.download");

@@ -29,10 +29,10 @@ import {
   underAgentapi,
 } from "./governance-scenario.js";
 import {
-  agentapiPids,
   cmdline,
   environOf,
   flat,
+  gaveUpWithoutRelaunch,
   newWorkspace,
   output,
   PROMPT,
@@ -40,7 +40,6 @@ import {
   setTurnMs,
   start,
   stop,
-  supervisorLog,
   supervisors,
   theAgentapi,
   waitRestarted,
@@ -233,26 +232,16 @@ describe("Agent Firewall", () => {
 
     // What a prompt injection would have Goose's shell tool do: a wrapper
     // that runs its command without the firewall, then Goose's end, which
-    // the supervisor answers with a restart through that wrapper.
-    if (ws.goose.real) {
-      // A real Goose makes tool calls only when its model asks: a process of the same user does what the call would.
-      await writeFile(wrapper, UNCONFINED_WRAPPER);
-      process.kill(goose, "SIGKILL");
-    } else {
-      const printf = `printf '${UNCONFINED_WRAPPER.replaceAll("\n", "\\n")}' > '${wrapper}'`;
-      await sendWithoutWaiting(ws, `!shell ${printf}; kill -KILL $PPID`);
-    }
-    const log = await ws.waitFor("the supervisor's restart or give-up", async () => {
-      const text = await supervisorLog(ws);
-      return /gave up:|restarted:/.test(text) ? text : undefined;
-    });
+    // the supervisor answers with a restart through that wrapper. A `!`
+    // message is that tool's call, made by Goose itself, real or double.
+    const printf = `printf '${UNCONFINED_WRAPPER.replaceAll("\n", "\\n")}' > '${wrapper}'`;
+    await sendWithoutWaiting(ws, `!${printf}; kill -KILL $PPID`);
+    const reason = await gaveUpWithoutRelaunch(ws);
     expect(await readFile(wrapper, "utf8")).toMatch(/exec "\$@"/);
-    expect(log).not.toMatch(/restarted:/);
-    const reason = /gave up: (.*)/.exec(log)?.[1] ?? "";
+    // The tool call ended the Goose that ran it.
+    expect(await cmdline(goose)).toEqual([]);
     expect(reason).toContain(`the firewall command ${wrapper} was SHA-256 `);
     expect(reason).toMatch(/^Check what changed, then restart the workspace: Goose was not relaunched/);
-    await ws.waitFor("the supervisor's exit", async () => (await supervisors(ws)).length === 0);
-    expect(await agentapiPids(ws)).toEqual([]);
     const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");
     expect(record.supervisor?.reason).toBe(reason);
 
@@ -265,7 +254,7 @@ describe("Agent Firewall", () => {
     await stop(ws, rendered);
   });
 
-  it("a runtime changed after the start runs nothing for the supervisor: it gives up and says why", async () => {
+  it("a runtime changed after the start runs nothing for the supervisor: it gives up and says why, in the launch record too, and so does the next start", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway();
     await installFirewall(ws, ["domain=127.0.0.1"]);
@@ -279,16 +268,16 @@ describe("Agent Firewall", () => {
     await appendFile(runtime, "changed");
     process.kill(await theAgentapi(ws), "SIGKILL");
 
-    const log = await ws.waitFor("the supervisor's restart or give-up", async () => {
-      const text = await supervisorLog(ws);
-      return /gave up:|restarted:/.test(text) ? text : undefined;
-    });
-    expect(log).not.toMatch(/restarted:/);
-    expect(log).toContain(
-      `gave up: Check ${runtime}, then restart the workspace: the runtime that runs the supervisor's restarts and saves outside the Agent Firewall changed since the start verified it`,
+    const reason = await gaveUpWithoutRelaunch(ws);
+    expect(reason).toContain(
+      `Check ${runtime}, then restart the workspace: the runtime that runs the supervisor's restarts and saves outside the Agent Firewall changed since the start verified it`,
     );
-    await ws.waitFor("the supervisor's exit", async () => (await supervisors(ws)).length === 0);
-    expect(await agentapiPids(ws)).toEqual([]);
+    // The changed runtime cannot add the reason to the launch record; the sh supervisor does.
+    const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");
+    expect(record.supervisor?.reason).toBe(reason);
+
+    const next = output(await start(ws, rendered));
+    expect(next).toContain(`the supervisor of the last run gave up: ${reason}`);
     await stop(ws, rendered);
   });
 

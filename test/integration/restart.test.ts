@@ -6,7 +6,16 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { childPids, type Rendered, type RunResult, run, tools, type Workspace } from "../../support/workspace/index.js";
+import {
+  agentSignals,
+  childPids,
+  gooseMessages,
+  type Rendered,
+  type RunResult,
+  run,
+  tools,
+  type Workspace,
+} from "../../support/workspace/index.js";
 import {
   agentapiPids,
   expectOk,
@@ -111,7 +120,7 @@ describe("an idle stop is graceful", () => {
 
     const stopped = await stop(ws, rendered, agentapi);
     expect(stopped.stdout).toContain("Goose exited on /exit");
-    expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
+    expect(agentSignals(output(stopped))).toEqual([]);
     await ws.waitFor("AgentAPI's exit code", async () => (await exitCodes(ws)).length > 0);
     expect(await exitCodes(ws)).toEqual(["0"]);
     const saved = (await savedState(ws))!.messages;
@@ -128,7 +137,7 @@ describe("an idle stop is graceful", () => {
     await waitTurns(ws, 1);
     const stopped = await stop(ws, rendered, tools.agentapiOld);
     expect(stopped.stdout).toContain("Goose exited on /exit");
-    expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
+    expect(agentSignals(output(stopped))).toEqual([]);
     if (!ws.goose.real) expect((await ws.events()).filter((e) => e.event === "exit").at(-1)).toMatchObject({ code: 0 });
   });
 });
@@ -142,7 +151,7 @@ describe("a stop during a turn, and the restart after it", () => {
     // cancels the turn with a ^C before Goose can leave on /exit.
     const stopped = await stopDuringPromptTurn(ws, rendered);
     expect(stopped.stdout).toContain("Goose exited on /exit");
-    expect(output(stopped)).not.toMatch(/SIGTERM|SIGKILL/);
+    expect(agentSignals(output(stopped))).toEqual([]);
     const saved = await savedState(ws);
     const agentMessages = saved!.messages.filter((m) => m.role === "agent");
     expect(agentMessages.filter((m) => spinnerOnly(m.message))).toEqual([]);
@@ -222,6 +231,26 @@ describe("a stop during a turn, and the restart after it", () => {
     expect(resumed.stdout).not.toMatch(/carry on/);
     await ws.waitStable();
     expect(await ws.deliveries(notThePrompt)).toBe(1);
+    expect(await ws.replies()).toBe(replies);
+    await stop(ws, rendered);
+  });
+
+  it("a `!` command, which Goose runs with no model turn and ends with its result: the restart sends nothing", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    await ws.send("!echo hello from a bang");
+    // Goose's shell ran it: its result, a visible user row without text, is the conversation's last row.
+    expect(await ws.deliveries("!echo hello from a bang")).toBe(1);
+    expect((await gooseMessages(ws.gooseDb)).at(-1)).toMatchObject({ role: "user", text: "", userVisible: true });
+    const replies = await ws.replies();
+    await stop(ws, rendered);
+
+    const resumed = await start(ws, rendered);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("none");
+    expect(resumed.stdout).not.toMatch(/carry on/);
+    await ws.waitStable();
     expect(await ws.replies()).toBe(replies);
     await stop(ws, rendered);
   });

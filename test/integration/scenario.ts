@@ -284,6 +284,22 @@ export async function startNew(vars: Record<string, unknown> = {}, env: Record<s
 export const supervisorLog = (ws: Workspace) =>
   readFile(path.join(ws.moduleDir, "logs", "supervisor.log"), "utf8").catch(() => "");
 
+/**
+ * The supervisor's reason for giving up at its first restart, after the
+ * caller changed a file the start verified and then ended AgentAPI or Goose:
+ * nothing was relaunched, the supervisor has exited, and no AgentAPI runs.
+ */
+export async function gaveUpWithoutRelaunch(ws: Workspace): Promise<string> {
+  const log = await ws.waitFor("the supervisor's restart or give-up", async () => {
+    const text = await supervisorLog(ws);
+    return /gave up:|restarted:/.test(text) ? text : undefined;
+  });
+  expect(log).not.toMatch(/restarted:/);
+  await ws.waitFor("the supervisor's exit", async () => (await supervisors(ws)).length === 0);
+  expect(await agentapiPids(ws)).toEqual([]);
+  return /gave up: (.*)/.exec(log)?.[1] ?? "";
+}
+
 /** The supervisor's log once it has given up (five restarts back off for 31 s in all first). */
 export function waitGiveUp(ws: Workspace): Promise<string> {
   const gaveUp = async () => {

@@ -1,7 +1,7 @@
 // The lifecycle's report: what each start, conversation and stop left behind,
 // and the resume guarantees judged from it.
 import path from "node:path";
-import { repoRoot, type SnapshotPost } from "../../support/workspace/index.js";
+import { agentSignals, repoRoot, type SnapshotPost } from "../../support/workspace/index.js";
 
 export type PhaseName = "render" | "start" | "converse" | "stop" | "restart";
 
@@ -143,13 +143,19 @@ export function judge(report: LifecycleReport): Check[] {
   });
   const graceful = cycles.map(
     (c) =>
-      c.stopLines.some((l) => l.includes("Goose exited on /exit")) &&
-      !c.stopLines.some((l) => /SIGTERM|SIGKILL/.test(l)),
+      c.stopLines.some((l) => l.includes("Goose exited on /exit")) && agentSignals(c.stopLines.join("\n")).length === 0,
   );
+  // The supervisor's stand-down fallback is no signal to Goose or AgentAPI, but it is said.
+  const supervisorKilled = cycles.map((c) => c.stopLines.some((l) => /did not stand down/.test(l)));
   checks.push({
-    name: "every stop graceful: Goose exited by itself on /exit, nothing killed",
+    name: "every stop graceful: Goose exited by itself on /exit, neither it nor AgentAPI signalled",
     ok: graceful.every(Boolean),
-    detail: cycles.map((c, i) => `#${c.index}: ${graceful[i] ? "/exit" : "fallback (see the stop lines)"}`).join("; "),
+    detail: cycles
+      .map(
+        (c, i) =>
+          `#${c.index}: ${graceful[i] ? "/exit" : "fallback (see the stop lines)"}${supervisorKilled[i] ? " (the supervisor was SIGKILLed after its stand-down bound)" : ""}`,
+      )
+      .join("; "),
   });
   checks.push({
     name: "nothing left running after the stop script",

@@ -12,6 +12,12 @@ it("the plan-time check in main.tf asks for the version the start's gate asks fo
   expect(/^\s*agentapi_persistence_since\s*=\s*"([^"]+)"/m.exec(mainTf)?.[1]).toBe(MIN_PERSISTENCE_VERSION);
 });
 
+it("variables.tf's descriptions, which cannot read a local, name the version the start's gate asks for", async () => {
+  const variablesTf = await readFile(new URL("../../../variables.tf", import.meta.url), "utf8");
+  const named = [...variablesTf.matchAll(/v(\d+\.\d+\.\d+) or newer/g)].map((match) => match[1]);
+  expect(named).toEqual([MIN_PERSISTENCE_VERSION, MIN_PERSISTENCE_VERSION]);
+});
+
 it.each([
   ["agentapi version 0.12.1\n", "0.12.1"],
   ["agentapi version v0.12.0", "0.12.0"],

@@ -45,6 +45,7 @@ beforeAll(async () => {
         s("20261122_4", "sched", undefined, { type: "scheduled" }),
       ],
       s("20261122_5", "x' OR 1=1; --"),
+      ...[s("bang1", "bang"), s("tool1", "tool")],
     ],
     [
       ...[
@@ -59,11 +60,42 @@ beforeAll(async () => {
         m("h1", "assistant", "summary", 101, AGENT_ONLY),
         m("o1", "user", "hi", 100, null),
       ],
+      ...BANG_ROWS("bang", "bang_shell_01a21ca1-17e1-7772-a33e-09bf333b724d"),
+      // A tool result of the model's own call, the turn cut off before its answer: interrupted.
+      ...BANG_ROWS("tool", "call_abc123", "fix the build"),
       ...[m("a", "user", "a", 1_700_000_000), m("b", "user", "b", 1_800_000_000), m("old", "user", "x", 1_600_000_000)],
       ...[m("seconds", "user", "s", 1_800_000_000), m("millis", "user", "m", 1_700_000_000_000)],
     ],
   );
 });
+/**
+ * A turn whose last row is a tool's result, as Goose 1.46.1 stored a `!COMMAND`
+ * message (observed 2026-11-27: the text, the shell call, its result, all
+ * visible, no turn-context row), with the call's id; `text` without a `!` and
+ * another id stands for a model's tool call cut off before its answer.
+ */
+function BANG_ROWS(session: string, callId: string, text = "!echo hello from a bang") {
+  const call = { name: "shell", arguments: { command: text.slice(1) } };
+  const result = { resultType: "complete", content: [{ type: "text", text: "hello from a bang" }], isError: false };
+  return [
+    m(`${session}1`, "user", text, 300),
+    m(
+      `${session}1`,
+      "assistant",
+      JSON.stringify([{ type: "toolRequest", id: callId, toolCall: { status: "success", value: call } }]),
+      300,
+    ),
+    m(
+      `${session}1`,
+      "user",
+      JSON.stringify([{ type: "toolResponse", id: callId, toolResult: { status: "success", value: result } }]),
+      300,
+      undefined,
+      "msg_result",
+    ),
+  ];
+}
+
 async function query(name: string, db = at("sessions.db")): Promise<SessionRow | null> {
   const found = await querySessionDb(SQLITE, db, name, process.env);
   if ("problem" in found) throw new Error(found.problem);
@@ -84,6 +116,9 @@ describe("sessionQuery against a real database", () => {
     ["interrupted", {}, tail(3, "user", "part one\npart two", "msg_last", true)],
     // A hidden assistant message after the last user message answers the turn.
     ["hidden", {}, expect.objectContaining({ visibleCount: 1, lastVisibleRole: "user", ...answered })],
+    // A `!` command's turn ends with its tool result: answered, no model to wait for.
+    ["bang", { visible_messages: 3, last_role: "user", last_text: null }, tail(3, "user", "", "msg_result")],
+    ["tool", { visible_messages: 3, last_role: "user" }, tail(3, "user", "", "msg_result", true)],
     // Rows without metadata (older schemas) are visible.
     ["old-schema", { visible_messages: 1, last_role: "user" }, expect.anything()],
   ])("reads session %s", async (name, row, want) => {
@@ -128,6 +163,13 @@ describe("sessionQuery against a real database", () => {
   });
 });
 
+// The id, name and conversation that `goose session export --name bang3 --format json` of
+// Goose 1.46.1 printed (2026-11-27) after `!echo hello from a bang; …` was typed into
+// `goose session`.
+const BANG_EXPORT = JSON.parse(await readFile(new URL("./bang-export.json", import.meta.url), "utf8"));
+const BANG_ID = "bang_shell_01a21ca1-17e1-7772-a33e-09bf333b724d";
+const BANG_LAST = "msg_7b2d3ada-1d4a-49b0-9844-a5b98b210fff";
+
 const noMeta = { id: "m1", role: "user", created: 1, content: ["a", "b"].map((text) => ({ type: "text", text })) };
 
 describe("parseSessionExport", () => {
@@ -149,6 +191,14 @@ describe("parseSessionExport", () => {
       "a tool result as the last visible message",
       [go, msg("assistant", "calling"), tool],
       tail(3, "user", "", null, true),
+    ],
+    ["a `!` command's turn, as Goose 1.46.1 exported it", BANG_EXPORT.conversation, tail(3, "user", "", BANG_LAST)],
+    [
+      "a model's tool call cut off before its answer",
+      BANG_EXPORT.conversation.map((message: unknown) =>
+        JSON.parse(JSON.stringify(message).replaceAll(BANG_ID, "call_abc123")),
+      ),
+      tail(3, "user", "", BANG_LAST, true),
     ],
     ["messages without metadata are visible", [noMeta], tail(1, "user", "a\nb", "m1", true)],
     ["empty conversation", [], NO_TAIL],

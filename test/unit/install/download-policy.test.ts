@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gooseMember } from "../../../src/install/goose-archive.js";
-import { redirectProblem, shownUrl } from "../../../src/install/url-policy.js";
+import { isLocalAddress, redirectProblem, shownUrl } from "../../../src/install/url-policy.js";
 import { minimalEnv } from "../../../src/lib/minimal-env.js";
 
 it.each([
@@ -43,6 +43,52 @@ it.each([
   ["https://mirror.internal/x", "https://10.0.0.5/mirror", true],
 ])("redirectProblem %s from %s allowed: %s", (url, from, allowed) => {
   expect(redirectProblem(new URL(url), new URL(from)) === null).toBe(allowed);
+});
+
+it.each([
+  // redirect target, configured URL, the addresses each one's name resolved to, allowed
+  ["https://objects.githubusercontent.com/x", "https://github.com/r", ["185.199.108.133"], [], true],
+  ["https://v6.example.com/x", "https://github.com/r", ["2606:4700::1111", "203.0.113.7"], [], true],
+  ["https://internal.example.com/x", "https://github.com/r", ["10.0.0.5"], [], false],
+  ["https://meta.example.com/x", "https://github.com/r", ["169.254.169.254"], [], false],
+  ["https://rebind.example.com/x", "https://github.com/r", ["203.0.113.7", "127.0.0.1"], [], false],
+  ["https://v6.example.com/x", "https://github.com/r", ["::1"], [], false],
+  ["https://v6.example.com/x", "https://github.com/r", ["fd00::1"], [], false],
+  ["https://v6.example.com/x", "https://github.com/r", ["fe80::1"], [], false],
+  ["https://mapped.example.com/x", "https://github.com/r", ["::ffff:127.0.0.1"], [], false],
+  ["https://mapped.example.com/x", "https://github.com/r", ["::ffff:7f00:1"], [], false],
+  // A configured URL whose name is on the private network may lead there.
+  ["https://cdn.corp.example/x", "https://artifactory.corp.example/r", ["10.0.0.9"], ["10.0.0.5"], true],
+  ["https://10.0.0.9/x", "https://artifactory.corp.example/r", [], ["10.0.0.5"], true],
+  ["https://cdn.corp.example/x", "https://artifactory.corp.example/r", ["10.0.0.9"], ["198.51.100.1"], false],
+  // Still https:// only.
+  ["http://cdn.corp.example/x", "https://artifactory.corp.example/r", ["10.0.0.9"], ["10.0.0.5"], false],
+])("redirectProblem %s from %s, resolved to %j from %j, allowed: %s", (url, from, target, configured, allowed) => {
+  expect(redirectProblem(new URL(url), new URL(from), { target, configured }) === null).toBe(allowed);
+});
+
+it("redirectProblem names the address a refused name resolved to", () => {
+  const url = new URL("https://rebind.example.com/x");
+  const resolved = { target: ["203.0.113.7", "10.1.2.3"], configured: [] };
+  expect(redirectProblem(url, new URL("https://github.com/r"), resolved)).toBe(
+    "a redirect to https://rebind.example.com is refused: downloads from github.com are never redirected to this machine or its private network (rebind.example.com resolves to 10.1.2.3)",
+  );
+});
+
+it.each([
+  ["127.0.0.1", true],
+  ["10.255.0.1", true],
+  ["192.168.0.1", true],
+  ["::", true],
+  ["fc00::2", true],
+  ["::ffff:192.168.1.1", true],
+  ["8.8.8.8", false],
+  ["2001:4860:4860::8888", false],
+  ["::ffff:8.8.8.8", false],
+  ["localhost", false],
+  ["", false],
+])("isLocalAddress %s: %s", (address, local) => {
+  expect(isLocalAddress(address)).toBe(local);
 });
 
 it.each([

@@ -92,75 +92,131 @@ describe("the logs that live as long as the workspace", () => {
     expect((await readText(supervisorLog(paths))).length).toBeLessThan(LOG_LIMITS.maxBytes);
   });
 
-  it("logs/agentapi.log stays bounded while AgentAPI runs: the supervisor rotates it under the running writer", async () => {
-    const dir = await fresh();
-    const at = (name: string) => path.join(dir, name);
-    const paths = { dir, logs: at("logs"), supervisorPid: at("supervisor.pid") } as ModulePaths;
-    await mkdir(paths.logs);
-    const logFile = path.join(paths.logs, "agentapi.log");
-    // Stands in for AgentAPI: its output appended to the log the launch opened,
-    // 400 lines of 201 bytes, then quiet, alive.
-    const out = await openRotatedLog(logFile);
-    const quiet = at("writer-quiet");
-    const script = `i=0; while [ $i -lt 400 ]; do printf "%0200d\\n" $i; i=$((i+1)); sleep 0.005; done; : > '${quiet}'; exec sleep 600`;
-    ('i=0; while [ $i -lt 400 ]; do printf "%0200d\\n" $i; i=$((i+1)); sleep 0.005; done; echo done; exec sleep 600');
-    const writer = spawn("/bin/sh", ["-c", script], { stdio: ["ignore", out.fd, out.fd] });
-    await out.close();
-    started.push(writer.pid as number);
-    const pidFile = at("agentapi.pid");
-    await writeFile(pidFile, `${writer.pid}\n`);
-    const cap = 4096;
-    const pid = await spawnSupervisor({
-      paths,
-      source: await readFile(SUPERVISOR_SH, "utf8"),
-      env: {
-        PATH: process.env.PATH,
-        GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile,
-        GOOSE_MODULE_SESSIONS_DB: "",
-        GOOSE_MODULE_AGENTAPI_LOG: logFile,
-        GOOSE_MODULE_LOG_MAX_BYTES: String(cap),
-        GOOSE_MODULE_LOG_GENERATIONS: "3",
-      },
-    });
-    started.push(pid);
-    await writeFile(paths.supervisorPid, `${pid}\n`);
-
-    // The log files and their texts, or undefined while a rotation moves them.
+  /**
+   * The texts of `log` and its generations once `quiet` exists (the writer is
+   * done) and two looks in a row agree; a look while a rotation moves them
+   * does not count.
+   */
+  async function settled(log: string, quiet: string): Promise<string[]> {
     const snapshot = async () => {
-      const names = (await readdir(paths.logs)).filter((name) => name.startsWith("agentapi.log")).sort();
-      const texts = await Promise.all(names.map((name) => readText(path.join(paths.logs, name)).catch(() => null)));
+      const dir = path.dirname(log);
+      const names = (await readdir(dir)).filter((name) => name.startsWith(path.basename(log))).sort();
+      const texts = await Promise.all(names.map((name) => readText(path.join(dir, name)).catch(() => null)));
       return texts.includes(null) ? undefined : { names, texts: texts as string[] };
     };
-    // Done once the writer is quiet and two looks in a row agree.
     let last = "";
-    const settled = await pollUntil(
+    const found = await pollUntil(
       async () => {
         const now = await snapshot();
         const key = JSON.stringify(now);
         const same = key === last;
         last = key;
-        return now !== undefined &&
-          same &&
-          (await readText(quiet).then(
-            () => true,
-            () => false,
-          ))
-          ? now
-          : undefined;
+        const done = await readText(quiet).then(
+          () => true,
+          () => false,
+        );
+        return now !== undefined && same && done ? now : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 300 },
     );
-    expect("value" in settled).toBe(true);
-    const { names, texts } = (settled as { value: { names: string[]; texts: string[] } }).value;
+    expect("value" in found).toBe(true);
+    const { names, texts } = (found as { value: { names: string[]; texts: string[] } }).value;
     // At least one rotation, and never more generations than the limit.
-    expect(names).toContain("agentapi.log.1");
-    expect(["agentapi.log", "agentapi.log.1", "agentapi.log.2", "agentapi.log.3"]).toEqual(
-      expect.arrayContaining(names),
-    );
-    // The writer wrote 80,400 bytes; the log and its three generations hold what
-    // a quarter second between two looks adds at most to each, not all of it.
-    expect(texts.join("").length).toBeLessThan(400 * 201);
-    // Each generation holds a full log of the writer's lines; the live one may be empty.
-    for (const text of texts.slice(1)) expect(text).toMatch(/^0{195}/);
-  });
+    const base = path.basename(log);
+    expect(names).toContain(`${base}.1`);
+    expect([base, `${base}.1`, `${base}.2`, `${base}.3`]).toEqual(expect.arrayContaining(names));
+    return texts;
+  }
+
+  // The writers fork a sleep per line; on a busy machine that alone outlasts vitest's default 5 s.
+  const WRITER_BOUND_MS = 90_000;
+
+  /** 400 lines of 201 bytes, then `quiet` is created; `after` runs next. */
+  const noisy = (quiet: string, after: string) =>
+    `i=0; while [ $i -lt 400 ]; do printf "%0200d\\n" $i; i=$((i+1)); sleep 0.005; done; : > '${quiet}'; ${after}`;
+
+  /** The sh supervisor, its PID file claimed for it, with the inputs the start gives it and `env`. */
+  async function supervisor(paths: ModulePaths, env: NodeJS.ProcessEnv): Promise<number> {
+    const pid = await spawnSupervisor({
+      paths,
+      source: await readFile(SUPERVISOR_SH, "utf8"),
+      env: {
+        PATH: process.env.PATH,
+        GOOSE_MODULE_SESSIONS_DB: "",
+        GOOSE_MODULE_SUPERVISOR_PID: paths.supervisorPid,
+        GOOSE_MODULE_SUPERVISOR_LOG: supervisorLog(paths),
+        GOOSE_MODULE_LOG_MAX_BYTES: String(CAP),
+        GOOSE_MODULE_LOG_GENERATIONS: "3",
+        ...env,
+      },
+    });
+    started.push(pid);
+    await writeFile(paths.supervisorPid, `${pid}\n`);
+    return pid;
+  }
+
+  /** Stands in for AgentAPI: `script`'s output appended to the log the launch opened; its PID file written. */
+  async function writer(paths: ModulePaths, script: string): Promise<string> {
+    const logFile = path.join(paths.logs, "agentapi.log");
+    const out = await openRotatedLog(logFile);
+    const child = spawn("/bin/sh", ["-c", script], { stdio: ["ignore", out.fd, out.fd] });
+    await out.close();
+    started.push(child.pid as number);
+    const pidFile = path.join(paths.dir, "agentapi.pid");
+    await writeFile(pidFile, `${child.pid}\n`);
+    return pidFile;
+  }
+
+  const CAP = 4096;
+
+  async function moduleFolder(): Promise<ModulePaths> {
+    const dir = await fresh();
+    const at = (name: string) => path.join(dir, name);
+    const paths = { dir, logs: at("logs"), supervisorPid: at("supervisor.pid") } as ModulePaths;
+    await mkdir(paths.logs);
+    return paths;
+  }
+
+  it(
+    "logs/agentapi.log stays bounded while AgentAPI runs: the supervisor rotates it under the running writer",
+    async () => {
+      const paths = await moduleFolder();
+      const quiet = path.join(paths.dir, "writer-quiet");
+      const logFile = path.join(paths.logs, "agentapi.log");
+      const pidFile = await writer(paths, noisy(quiet, "exec sleep 600"));
+      await supervisor(paths, { GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile, GOOSE_MODULE_AGENTAPI_LOG: logFile });
+
+      const texts = await settled(logFile, quiet);
+      // The writer wrote 80,400 bytes; the log and its three generations hold what
+      // a quarter second between two looks adds at most to each, not all of it.
+      expect(texts.join("").length).toBeLessThan(400 * 201);
+      // Each generation holds a full log of the writer's lines; the live one may be empty.
+      for (const text of texts.slice(1)) expect(text).toMatch(/^0{195}/);
+    },
+    WRITER_BOUND_MS,
+  );
+
+  it(
+    "logs/supervisor.log stays bounded while the supervisor runs: it rotates its own log under itself and its helpers",
+    async () => {
+      const paths = await moduleFolder();
+      const pidFile = await writer(paths, "exec sleep 600");
+      // Stands in for the runtime: the autosave helper the supervisor starts
+      // when it begins to watch writes the lines, to the supervisor's log.
+      const quiet = path.join(paths.dir, "helper-quiet");
+      const runtime = path.join(paths.dir, "runtime");
+      await writeFile(runtime, `#!/bin/sh\n${noisy(quiet, "exit 0")}\n`, { mode: 0o700 });
+      await supervisor(paths, {
+        GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile,
+        GOOSE_MODULE_SESSIONS_DB: path.join(paths.dir, "sessions.db"),
+        GOOSE_MODULE_RUNTIME: runtime,
+        GOOSE_MODULE_RUNTIME_KIND: "node",
+      });
+
+      const texts = await settled(supervisorLog(paths), quiet);
+      expect(texts.join("").length).toBeLessThan(400 * 201);
+      for (const text of texts.slice(1)) expect(text).toMatch(/0{195}/);
+    },
+    WRITER_BOUND_MS,
+  );
 });

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { fileIdentity } from "../../../src/lib/files.js";
 import {
@@ -6,6 +6,7 @@ import {
   readLaunchRecord,
   readRecordedLaunch,
   recordStopFindings,
+  recordSupervisorGaveUp,
   watchedFiles,
 } from "../../../src/lifecycle/launch-record.js";
 import { scratchDir } from "../scratch.js";
@@ -70,7 +71,9 @@ describe("readLaunchRecord", () => {
 describe("what the stop records for the next start", () => {
   const at = scratchDir("stop-findings");
   const record = {
-    ...{ session_name: "s", mode: "warm", port: 4000 },
+    ...{ persistence: true, persistence_reason: "r", agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
+    ...{ port: 4000, state_file: "/r/state.json", state_backup: null, pid_file: "/r/agentapi.pid" },
+    ...{ session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22" },
     goose: {
       ...{ db: "/h/sessions.db", binary: "/h/goose", binary_identity: { kind: "missing" }, folder: "/h/p" },
       ...{ session_id: "20261127_1", messages: 2, working_dir: "/h/p", conversation_end: "answered" },
@@ -95,7 +98,7 @@ describe("what the stop records for the next start", () => {
     expect(files[`${db}-wal`]).toEqual({ kind: "missing" });
   });
 
-  it("a record that is not the start's is left alone", async () => {
+  it("a record the stop could not act on is left as it is", async () => {
     const dir = await at("not-ours");
     await mkdir(dir, { recursive: true });
     const f = `${dir}/launch.json`;
@@ -147,5 +150,38 @@ describe("fileIdentity", () => {
     expect(await fileIdentity(`${dir}/link`)).toEqual({ kind: "other", why: "not a regular file" });
     expect(await fileIdentity(`${dir}/link`, true)).toEqual(touched);
     expect(await fileIdentity(`${dir}/none`)).toEqual({ kind: "missing" });
+  });
+});
+
+describe("recordSupervisorGaveUp", () => {
+  const record = {
+    ...{ persistence: true, persistence_reason: "r", agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
+    ...{ port: 4000, state_file: "/r/state.json", state_backup: null, pid_file: "/r/agentapi.pid" },
+    ...{ session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22" },
+  };
+  const at = scratchDir("gave-up");
+  let n = 0;
+  const now = Date.UTC(2026, 10, 27, 12, 0, 0);
+
+  it("adds the reason and the time to the record, keeping every member of it", async () => {
+    const f = at(`launch-${n++}.json`);
+    await writeFile(f, JSON.stringify({ ...record, from_a_newer_module: [1] }));
+    await recordSupervisorGaveUp(f, "5 restarts failed", now);
+    expect(JSON.parse(await readFile(f, "utf8"))).toEqual({
+      ...record,
+      from_a_newer_module: [1],
+      supervisor: { gave_up_at: "2026-11-27T12:00:00.000Z", reason: "5 restarts failed" },
+    });
+    expect((await stat(f)).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    ["a record the stop cannot act on", JSON.stringify({ ...record, port: "4000" }), /launch record\.port must be/],
+    ["a list", JSON.stringify([record]), /launch record must be an object/],
+  ])("leaves %s as it is, naming what is wrong", async (_, text, message) => {
+    const f = at(`launch-${n++}.json`);
+    await writeFile(f, text);
+    await expect(recordSupervisorGaveUp(f, "5 restarts failed", now)).rejects.toThrow(message);
+    expect(await readFile(f, "utf8")).toBe(text);
   });
 });

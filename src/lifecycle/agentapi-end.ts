@@ -255,9 +255,14 @@ async function askThenSignal(pid: number, port: number, bounds: EndBounds, opts:
     return false;
   }
   const children = await killTree(pid);
-  const gone = await waitForExit(pid, bounds.sigkill);
+  // A killed process is gone only once it has run its exit, which on a busy
+  // machine can wait for the CPU: each is waited for, so the stop never
+  // reports an end that has not happened yet.
+  const killed = [pid, ...children];
+  const gone = await Promise.all(killed.map((one) => waitForExit(one, bounds.sigkill)));
+  const left = killed.filter((_, i) => !gone[i]);
   warn(
-    `AgentAPI did not exit within ${bounds.sigterm} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)${gone ? "" : `, and it was still there ${bounds.sigkill} ms later`}`,
+    `AgentAPI did not exit within ${bounds.sigterm} ms of SIGTERM; sent SIGKILL to it and to ${children.length} agent process group(s)${left.length === 0 ? "" : `, and PID(s) ${left.join(", ")} were still there ${bounds.sigkill} ms later`}`,
   );
   return false;
 }

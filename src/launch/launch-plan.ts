@@ -52,8 +52,8 @@ async function noteEarlierConversation(
   if (earlier) log(describeEarlierConversation(earlier, name));
 }
 
-/** Cold or warm from Goose's own session store, what to do with the saved chat, and whether an interrupted turn carries on. */
-export async function planLaunch(opts: {
+/** What a launch is planned from: the settings, the Goose to ask, and where it runs. */
+interface PlanInputs {
   goose: GooseSettings;
   gooseBin: string;
   env: Record<string, string>;
@@ -61,7 +61,10 @@ export async function planLaunch(opts: {
   folder: string;
   paths: ModulePaths;
   restart: boolean;
-}): Promise<LaunchPlan> {
+}
+
+/** Cold or warm from Goose's own session store, what to do with the saved chat, and whether an interrupted turn carries on. */
+export async function planLaunch(opts: PlanInputs): Promise<LaunchPlan> {
   const { goose, paths } = opts;
   const name = goose.sessionName;
   // The saved chat and its owner are read while Goose answers. Goose's helpers
@@ -148,15 +151,7 @@ export async function planLaunch(opts: {
 }
 
 /** What decideShortcut holds against the launch record: plain file lookups, no Goose process. */
-async function lookNow(opts: {
-  goose: GooseSettings;
-  gooseBin: string;
-  env: Record<string, string>;
-  home: string;
-  folder: string;
-  paths: ModulePaths;
-  restart: boolean;
-}): Promise<ShortcutNow> {
+async function lookNow(opts: PlanInputs): Promise<ShortcutNow> {
   const db = gooseSessionsDb(opts.env, opts.home);
   const [binaryIdentity, files] = await Promise.all([
     fileIdentity(opts.gooseBin, true),

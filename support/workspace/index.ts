@@ -41,5 +41,5 @@ export {
 } from "./render.js";
 export { coderCliStandinDir, GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
 export { machineRuntime, pathOffering, type ScriptRuntime, scriptRuntime } from "./runtime.js";
-export { agentSignals } from "./signals.js";
+export { agentSignals, SUPERVISOR_FALLBACK } from "./signals.js";
 export { Workspace } from "./workspace.js";

@@ -1,5 +1,8 @@
 // What a script's output says about the signals it sent.
 
+/** The stop's line for the supervisor's stand-down fallback (supervisor/process.ts, standDownSupervisor). */
+export const SUPERVISOR_FALLBACK = /the supervisor \(PID \d+\) did not stand down within \d+ ms of SIGTERM/;
+
 /**
  * The lines of a script's output that signal AgentAPI or Goose: a graceful
  * stop has none. The supervisor's stand-down fallback is not one of them: the
@@ -12,5 +15,6 @@ export function agentSignals(text: string): string[] {
   return text
     .split("\n")
     .filter((line) => /SIGTERM|SIGKILL/.test(line))
-    .filter((line) => !/the supervisor \(PID \d+\) did not stand down within \d+ ms of SIGTERM/.test(line));
+    .filter((line) => !SUPERVISOR_FALLBACK.test(line));
 }
+

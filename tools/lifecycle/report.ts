@@ -1,7 +1,7 @@
 // The lifecycle's report: what each start, conversation and stop left behind,
 // and the resume guarantees judged from it.
 import path from "node:path";
-import { agentSignals, repoRoot, type SnapshotPost } from "../../support/workspace/index.js";
+import { agentSignals, repoRoot, type SnapshotPost, SUPERVISOR_FALLBACK } from "../../support/workspace/index.js";
 
 export type PhaseName = "render" | "start" | "converse" | "stop" | "restart";
 
@@ -146,7 +146,7 @@ export function judge(report: LifecycleReport): Check[] {
       c.stopLines.some((l) => l.includes("Goose exited on /exit")) && agentSignals(c.stopLines.join("\n")).length === 0,
   );
   // The supervisor's stand-down fallback is no signal to Goose or AgentAPI, but it is said.
-  const supervisorKilled = cycles.map((c) => c.stopLines.some((l) => /did not stand down/.test(l)));
+  const supervisorKilled = cycles.map((c) => c.stopLines.some((l) => SUPERVISOR_FALLBACK.test(l)));
   checks.push({
     name: "every stop graceful: Goose exited by itself on /exit, neither it nor AgentAPI signalled",
     ok: graceful.every(Boolean),

@@ -17,4 +17,3 @@ export function agentSignals(text: string): string[] {
     .filter((line) => /SIGTERM|SIGKILL/.test(line))
     .filter((line) => !SUPERVISOR_FALLBACK.test(line));
 }
-

@@ -10,11 +10,13 @@
 // Each is timed from the moment it is started until AgentAPI's /status says
 // "stable" (asked every 10 ms from here, the same way for all: more often
 // would take CPU from the Goose being timed); the two scripts also until they
-// exit. Warm: Goose resumes a session and AgentAPI loads a saved chat. Cold:
-// an empty HOME, as on a workspace's first start, where Goose gets the task
-// prompt.
+// exit. Warm: Goose resumes a session and AgentAPI loads a saved chat, twice:
+// with AgentAPI and Goose found on PATH (install_agentapi and install_goose
+// off), and with the module's defaults (both on) where both are already
+// installed, so each start asks both for their `--version`. Cold: an empty
+// HOME, as on a workspace's first start, where Goose gets the task prompt.
 import { spawn } from "node:child_process";
-import { mkdir, open, readFile, readlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, open, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { gooseUnderTest, readCmdline, run, tools } from "../support/workspace/index.js";
@@ -276,13 +278,45 @@ function overFloor(name: string, values: number[], floor: number[]): string {
   return `${name} is ${Math.round(over)} ms over the floor (median ${Math.round(median(values))} ms against ${Math.round(median(floor))} ms)`;
 }
 
-async function benchKind(kind: Kind, runs: number): Promise<void> {
-  const b = await benchWorkspace();
+/** What the module's install step finds, for a start with the default install settings. */
+interface Installed {
+  /** The version the Goose under test reports, for goose_version. */
+  gooseVersion: string;
+}
+
+/**
+ * AgentAPI and Goose where the module's own install puts them (AgentAPI in
+ * the module's bin/, Goose in ~/.local/bin), in the versions it asks for, so
+ * that a start with install_agentapi and install_goose on downloads nothing.
+ */
+async function placeInstalled(b: BenchWorkspace): Promise<void> {
+  const bin = path.join(b.ws.moduleDir, "bin");
+  await mkdir(bin, { recursive: true, mode: 0o700 });
+  await copyFile(tools.agentapiUnderTest, path.join(bin, "agentapi"));
+  await chmod(path.join(bin, "agentapi"), 0o755);
+  const localBin = path.join(b.ws.home, ".local", "bin");
+  await mkdir(localBin, { recursive: true });
+  await symlink(gooseUnderTest().bin, path.join(localBin, "goose"));
+}
+
+async function benchKind(kind: Kind, runs: number, installed?: Installed): Promise<void> {
+  const b = await benchWorkspace(
+    installed
+      ? {
+          install_agentapi: true,
+          install_goose: true,
+          goose_version: installed.gooseVersion,
+          agentapi_version: `v${tools.agentapiNewVersion}`,
+        }
+      : {},
+  );
+  const label = installed ? `${kind} start (install settings on, the defaults)` : `${kind} start`;
   const stable: Record<Variant, number[]> = { ours: [], registry: [], floor: [] };
   const exit: Record<Exclude<Variant, "floor">, number[]> = { ours: [], registry: [] };
   const ourPhases = new Map<string, number[]>();
   const env = { ...b.ws.env(), PATH: `${b.ws.env().PATH}:/usr/local/bin:/usr/bin:/bin` };
   try {
+    if (installed) await placeInstalled(b);
     // A start to learn the command line from; for warm, a conversation to resume.
     await startSettled(b);
     if (kind === "warm") await b.ws.send("bench: a message to resume");
@@ -323,29 +357,29 @@ async function benchKind(kind: Kind, runs: number): Promise<void> {
   } finally {
     await b.close();
   }
-  console.log(figure(`${kind} start, ours: to "stable"`, stable.ours));
-  console.log(figure(`${kind} start, ours: until the script exits`, exit.ours));
+  console.log(figure(`${label}, ours: to "stable"`, stable.ours));
+  console.log(figure(`${label}, ours: until the script exits`, exit.ours));
   for (const [name, values] of ourPhases) console.log(figure(`  inside it, phase ${name}`, values));
-  console.log(figure(`${kind} start, registry sequence: to "stable"`, stable.registry));
-  console.log(figure(`${kind} start, registry sequence: until it exits`, exit.registry));
-  console.log(figure(`${kind} start, floor: AgentAPI directly, to "stable"`, stable.floor));
+  console.log(figure(`${label}, registry sequence: to "stable"`, stable.registry));
+  console.log(figure(`${label}, registry sequence: until it exits`, exit.registry));
+  console.log(figure(`${label}, floor: AgentAPI directly, to "stable"`, stable.floor));
   const goal = GOAL_OVER_FLOOR_MS[kind];
   const over = median(stable.ours) - median(stable.floor);
   console.log(`${overFloor("registry sequence", stable.registry, stable.floor)}`);
   console.log(
-    `${over <= goal ? "GOAL MET" : "GOAL MISSED"}: ${overFloor(`${kind} start, ours,`, stable.ours, stable.floor)}; goal <= ${goal} ms; ours - registry ${Math.round(median(stable.ours) - median(stable.registry))} ms`,
+    `${over <= goal ? "GOAL MET" : "GOAL MISSED"}: ${overFloor(`${label}, ours,`, stable.ours, stable.floor)}; goal <= ${goal} ms; ours - registry ${Math.round(median(stable.ours) - median(stable.registry))} ms`,
   );
   console.log(`(${loadLine()})`);
 }
 
 export async function benchStart(runs: number): Promise<void> {
   const goose = gooseUnderTest();
-  const which = goose.real
-    ? `a real Goose, ${(await run(goose.bin, ["--version"])).stdout.trim()} (${goose.bin})`
-    : "the Goose test double";
+  const gooseVersion = (await run(goose.bin, ["--version"])).stdout.trim();
+  const which = goose.real ? `a real Goose, ${gooseVersion} (${goose.bin})` : "the Goose test double";
   console.log(
-    `start: everything installed, AgentAPI ${tools.agentapiNewVersion}, ${which}; ${runs} run(s) per variant, interleaved, warm then cold`,
+    `start: everything installed, AgentAPI ${tools.agentapiNewVersion}, ${which}; ${runs} run(s) per variant, interleaved, warm (found on PATH, then installed by the module) then cold`,
   );
   await benchKind("warm", runs);
+  await benchKind("warm", runs, { gooseVersion });
   await benchKind("cold", runs);
 }

@@ -5,6 +5,7 @@ import { ensureAgentapi, ensureGoose } from "../install/install.js";
 import { runUserScript } from "../install/user-scripts.js";
 import { commandPath } from "../lib/exec.js";
 import { log, phase, warn } from "../lib/log.js";
+import { sideBySide } from "../lib/side-by-side.js";
 import type { ModulePaths, StartConfig } from "../settings/config.js";
 import { retirePredecessor } from "./predecessor-step.js";
 
@@ -32,29 +33,33 @@ export async function installAndConfigure(
 
   await phase("pre-install", () => runUserScript("pre_install", goose.installScript.pre, scriptOpts));
   const installed = await phase("install", async () => {
-    const agentapi = await ensureAgentapi({
-      install: config.agentapi.install,
-      version: config.agentapi.version,
-      baseUrl: config.agentapi.downloadUrl,
-      sha256: { variable: "agentapi_sha256", pins: config.agentapi.sha256 },
-      binDir: paths.bin,
-      pathValue: basePath,
-      env: process.env,
-    });
-    const gooseInstall = await ensureGoose({
-      install: goose.install,
-      confined: goose.commandPrefix.length > 0,
-      version: goose.version,
-      downloadUrl: goose.downloadUrl,
-      installerUrl: goose.installerUrl,
-      sha256: { variable: "goose_sha256", pins: goose.sha256 },
-      binDir: localBin,
-      workDir: paths.bin,
-      pathValue: scriptEnv.PATH,
-      scriptsDir: paths.scripts,
-      logsDir: paths.logs,
-      env: scriptEnv,
-    });
+    // Two binaries, two folders, two downloads: each check (`--version`, a
+    // SHA-256) or download runs beside the other's.
+    const [agentapi, gooseInstall] = await sideBySide([
+      ensureAgentapi({
+        install: config.agentapi.install,
+        version: config.agentapi.version,
+        baseUrl: config.agentapi.downloadUrl,
+        sha256: { variable: "agentapi_sha256", pins: config.agentapi.sha256 },
+        binDir: paths.bin,
+        pathValue: basePath,
+        env: process.env,
+      }),
+      ensureGoose({
+        install: goose.install,
+        confined: goose.commandPrefix.length > 0,
+        version: goose.version,
+        downloadUrl: goose.downloadUrl,
+        installerUrl: goose.installerUrl,
+        sha256: { variable: "goose_sha256", pins: goose.sha256 },
+        binDir: localBin,
+        workDir: paths.bin,
+        pathValue: scriptEnv.PATH,
+        scriptsDir: paths.scripts,
+        logsDir: paths.logs,
+        env: scriptEnv,
+      }),
+    ]);
     log(`downloads: agentapi ${agentapi.download}; goose ${gooseInstall.download}`);
     return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin, agentapiVersion: agentapi.versionOutput };
   });

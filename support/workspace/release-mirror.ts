@@ -72,6 +72,7 @@ export class ReleaseMirror {
   private readonly files = new Map<string, Buffer>();
   private readonly redirects = new Map<string, string>();
   private readonly dropping = new Set<string>();
+  private hold?: { routes: [string, string]; boundMs: number; waiting: Array<() => void>; outcome?: "met" | "bound" };
 
   private constructor(
     private readonly server: Server,
@@ -103,9 +104,45 @@ export class ReleaseMirror {
     this.dropping.add(route);
   }
 
+  /**
+   * Answers a request for either route only once both have been asked for, so
+   * a client that downloads the two one after the other waits for the first
+   * answer in vain; after `boundMs` that answer goes out anyway.
+   * `together()` says which happened.
+   */
+  holdTogether(routes: [string, string], boundMs: number): void {
+    this.hold = { routes, boundMs, waiting: [] };
+  }
+
+  /** "met": both routes were asked for before either was answered; "bound": the bound ran out first. */
+  together(): "met" | "bound" | undefined {
+    return this.hold?.outcome;
+  }
+
   private answer(req: IncomingMessage, res: ServerResponse): void {
     const route = req.url ?? "";
     this.requests.push(route);
+    const hold = this.hold;
+    if (hold !== undefined && hold.outcome === undefined && hold.routes.includes(route)) {
+      const release = (outcome: "met" | "bound") => {
+        hold.outcome = outcome;
+        for (const answerHeld of hold.waiting.splice(0)) answerHeld();
+      };
+      if (hold.routes.every((r) => this.requests.includes(r))) {
+        release("met");
+      } else {
+        const timer = setTimeout(() => release("bound"), hold.boundMs);
+        hold.waiting.push(() => {
+          clearTimeout(timer);
+          this.respond(route, req, res);
+        });
+        return;
+      }
+    }
+    this.respond(route, req, res);
+  }
+
+  private respond(route: string, req: IncomingMessage, res: ServerResponse): void {
     if (this.dropping.delete(route)) return void req.socket.destroy();
     const location = this.redirects.get(route);
     if (location !== undefined) return void res.writeHead(302, { Location: location }).end();

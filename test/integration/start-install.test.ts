@@ -191,7 +191,7 @@ describe("start script", () => {
     expect(await versions()).toHaveLength(2);
   });
 
-  it("installs the default AgentAPI and Goose from the configured URLs once, verified, and reuses them", async () => {
+  it("installs the default AgentAPI and Goose from the configured URLs once, side by side, verified, and reuses them", async () => {
     const ws = await newWorkspace();
     // tools/setup.sh builds the module's default agentapi_version, so leaving
     // the variable out below installs exactly the binary this suite runs.
@@ -206,6 +206,9 @@ describe("start script", () => {
     const agentapi = await readFile(tools.agentapiNew);
     const tarball = await gooseTarball(ws.goose.bin);
     const mirror = await mirrorServing({ [assetPath]: agentapi, [tarballPath]: tarball });
+    // Neither download is answered before both were asked for: one after the
+    // other, the first would wait out the bound.
+    mirror.holdTogether([assetPath, tarballPath], 20_000);
     const rendered = await render(ws, {
       ...agentapiFrom(mirror.url, sha256(agentapi)),
       ...gooseFrom(mirror.url, sha256(tarball), gooseVersion as string),
@@ -213,7 +216,8 @@ describe("start script", () => {
     // Neither agentapi nor goose is on PATH: only the downloads can make this work.
     const first = await runWithPath(ws, rendered.start, SYSTEM_PATH);
     expectOk(first, "first start");
-    expect(mirror.requests).toEqual([assetPath, tarballPath]);
+    expect([...mirror.requests].sort()).toEqual([assetPath, tarballPath].sort());
+    expect(mirror.together()).toBe("met");
     expect(first.stdout).toContain("downloads: agentapi verified; goose verified\n");
 
     const agentapiBin = path.join(ws.moduleDir, "bin", "agentapi");

@@ -374,8 +374,10 @@ async function benchKind(kind: Kind, runs: number, installed?: Installed): Promi
 
 export async function benchStart(runs: number): Promise<void> {
   const goose = gooseUnderTest();
-  const gooseVersion = (await run(goose.bin, ["--version"])).stdout.trim();
-  const which = goose.real ? `a real Goose, ${gooseVersion} (${goose.bin})` : "the Goose test double";
+  const reported = (await run(goose.bin, ["--version"])).stdout.trim();
+  const gooseVersion = /\d+\.\d+\.\d+/.exec(reported)?.[0];
+  if (gooseVersion === undefined) throw new Error(`${goose.bin} --version printed no version: ${reported}`);
+  const which = goose.real ? `a real Goose, ${reported} (${goose.bin})` : "the Goose test double";
   console.log(
     `start: everything installed, AgentAPI ${tools.agentapiNewVersion}, ${which}; ${runs} run(s) per variant, interleaved, warm (found on PATH, then installed by the module) then cold`,
   );

@@ -99,7 +99,9 @@ async function stop(
   await phase("record", async () => {
     if (!locked || note !== null || gooseDb === null || !onExit || !turn?.atPrompt || turn.ranTurn || lost) return;
     const files = await identities(watchedFiles(gooseDb, stateFile));
-    // Without the record the next start asks Goose, as it always could.
+    // Without the record the next start asks Goose, as it always could. It is
+    // read again rather than reused from the top: the supervisor may have
+    // added why it gave up (supervisor.sh) before it stood down.
     await recordStopFindings(paths.launchRecord, { at: new Date().toISOString(), files }).catch((error) =>
       log(`could not add what the stop saw to ${paths.launchRecord} (${(error as Error).message})`),
     );

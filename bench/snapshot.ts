@@ -1,8 +1,10 @@
-// Building the task log snapshot (src/agentapi/snapshot.ts), in this process: ten short
+// Building the task log snapshot as the stop does (src/agentapi/snapshot.ts,
+// agent messages cleaned by goose/screen.ts), in this process: ten short
 // messages, and the same with a last message of 1 MiB and 4 MiB, ASCII and
 // multi-byte text with characters JSON escapes. The cost should grow with the
 // message's size, once: a 1 MiB message may add at most 20 ms.
-import { buildSnapshot, type ChatMessage } from "../src/agentapi/snapshot.js";
+import { buildSnapshot, type ChatMessage, SNAPSHOT_LIMITS } from "../src/agentapi/snapshot.js";
+import { withoutStatus } from "../src/goose/screen.js";
 import { figure, median } from "./stats.js";
 
 const GOAL_1MIB_OVER_SHORT_MS = 20;
@@ -28,7 +30,7 @@ function time(messages: ChatMessage[], rounds: number): number[] {
   const values: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const started = performance.now();
-    const snapshot = buildSnapshot(messages);
+    const snapshot = buildSnapshot(messages, { ...SNAPSHOT_LIMITS, agentText: withoutStatus });
     values.push(Math.round((performance.now() - started) * 100) / 100);
     if (Buffer.byteLength(snapshot.payload) > 64 * 1024) throw new Error("snapshot over its limit");
   }

@@ -8,6 +8,8 @@ export interface ChatMessage {
 export interface SnapshotOptions {
   maxMessages: number;
   maxBytes: number;
+  /** What the chat shows of an agent message's text; null leaves the message out. */
+  agentText?: (text: string) => string | null;
 }
 
 export const SNAPSHOT_LIMITS: SnapshotOptions = { maxMessages: 10, maxBytes: 64 * 1024 };
@@ -75,18 +77,35 @@ function sizeOrBound(message: ChatMessage, limit: number): number {
 }
 
 /**
- * The payload Coder stores for a paused task: the last messages, fitted into
- * the size limit by dropping the oldest, then keeping the tail of the one
- * message left behind a truncation marker. A message that can fit is
- * serialised once; one that cannot is only measured from its end, in one pass
- * over the tail that fits (the escaped size of a string is the sum over its
- * characters), so the cost does not grow with the message.
+ * The last messages as the chat shows them (options.agentText), walking from
+ * the end, so a long chat costs only the messages kept.
+ */
+function lastShown(messages: ChatMessage[], options: SnapshotOptions): ChatMessage[] {
+  const { agentText } = options;
+  if (!agentText) return messages.slice(-options.maxMessages);
+  const shown: ChatMessage[] = [];
+  for (let i = messages.length - 1; i >= 0 && shown.length < options.maxMessages; i--) {
+    const m = messages[i] as ChatMessage;
+    const content = m.role === "agent" && typeof m.content === "string" ? agentText(m.content) : m.content;
+    if (content !== null) shown.unshift(content === m.content ? m : { ...m, content });
+  }
+  return shown;
+}
+
+/**
+ * The payload Coder stores for a paused task: the last messages as the chat
+ * shows them (lastShown), fitted into the size limit by dropping the oldest,
+ * then keeping the tail of the one message left behind a truncation marker. A
+ * message that can fit is serialised once; one that cannot is only measured
+ * from its end, in one pass over the tail that fits (the escaped size of a
+ * string is the sum over its characters), so serialising does not grow with
+ * the message.
  */
 export function buildSnapshot(
   messages: ChatMessage[],
   options: SnapshotOptions = SNAPSHOT_LIMITS,
 ): { payload: string; kept: number; truncated: boolean } {
-  let kept = messages.slice(-options.maxMessages);
+  let kept = lastShown(messages, options);
   // {"messages":[a,b,...]}: 15 bytes of frame, one comma between messages.
   // A bound in `sizes` keeps `total` over the limit for as long as its message
   // is kept, and leaves the exact sum of the others once it is dropped.

@@ -1,8 +1,14 @@
+import type { ModelError } from "./session-records.js";
+
 /**
  * The text a warm start sends when the resumed session's last visible message
- * is a user message Goose never answered. Goose merges consecutive user
- * messages into one before it calls the model (observed with Goose 1.46.1), so
- * the model sees the unanswered request followed by this line.
+ * is a user message Goose never answered, or when the first prompt's turn
+ * ended in a model error. Goose merges consecutive user messages into one
+ * before it calls the model (observed with Goose 1.46.1), leaving out the
+ * messages meant for the user alone, as its error messages are
+ * (fix_conversation in crates/goose-provider-types/src/conversation.rs,
+ * aaif-goose/goose v1.47.0), so the model sees the unanswered request
+ * followed by this line.
  */
 export const CONTINUATION_TEXT =
   "The workspace restarted before you finished answering my last message. Please carry on with it from where you left off.";
@@ -14,6 +20,8 @@ export interface ConversationTail {
   lastVisibleUserText: string | null;
   /** No assistant message, visible or hidden, came after the last visible one. */
   unanswered: boolean;
+  /** The failed model call that ended the last turn, if one did. */
+  modelError: ModelError | null;
 }
 
 export type TailProbe = { kind: "read"; tail: ConversationTail; source: string } | { kind: "unknown"; reason: string };
@@ -34,10 +42,13 @@ export type TurnDecision =
  * turn. It is
  * continued once: when the unanswered message is the module's own
  * continuation, that continuation was interrupted too, and sending it again
- * could loop for ever on a turn that always dies.
+ * could loop for ever on a turn that always dies. A turn that ended in a
+ * model error was not interrupted, and is decided apart (decideFailedTurn).
  */
 export function decideInterruptedTurn(input: {
   enabled: boolean;
+  /** This start has a first prompt (the task's, ai_prompt or GOOSE_TASK_PROMPT), which a new session gets as its first message. */
+  firstPrompt: boolean;
   mode: "cold" | "warm";
   probe: TailProbe;
 }): TurnDecision {
@@ -49,6 +60,7 @@ export function decideInterruptedTurn(input: {
       reason: `could not read the end of the conversation (${probe.reason}); nothing is sent, and the session waits for input`,
     };
   const { tail } = probe;
+  if (tail.modelError) return decideFailedTurn(tail.modelError, enabled, input.firstPrompt);
   if (tail.lastVisibleRole !== "user") {
     return {
       action: "none",
@@ -78,4 +90,36 @@ export function decideInterruptedTurn(input: {
     reason:
       "the last message was never answered (the workspace stopped during its turn); asking Goose to carry on with it",
   };
+}
+
+/**
+ * A turn that ended in a model error (ModelError) is not answered, and Goose
+ * will not take it up by itself. The session's first prompt is carried on
+ * once: it is the task, and nothing else would ever send it again, since a
+ * start delivers it only to a new session (writePromptFile). Goose leaves the
+ * error out of what it sends the model, so the model sees the prompt followed
+ * by the continuation, as after an interruption. A message typed in the chat
+ * is left to whoever typed it: they saw the error there and can send it again
+ * once its cause is fixed, or not. The session's first message counts as the
+ * first prompt only when this start has one: a session begun without a prompt
+ * got its first message from the chat. A supervisor's restart has none either
+ * (it never delivers the prompt); it runs with the start's key and settings,
+ * so the call would most likely fail again. A continuation that failed in
+ * turn was already carried on once.
+ */
+function decideFailedTurn(failed: ModelError, enabled: boolean, firstPrompt: boolean): TurnDecision {
+  const ended = `the last turn ended in a model error (${failed.kind})`;
+  if (failed.userText === CONTINUATION_TEXT)
+    return { action: "wait", reason: `${ended} on the module's continuation, already sent once; it waits for input` };
+  if (!failed.firstMessage || !firstPrompt)
+    return {
+      action: "wait",
+      reason: `${ended} on a message typed in the chat: left to whoever typed it; nothing is sent`,
+    };
+  if (!enabled)
+    return {
+      action: "wait",
+      reason: `${ended} on the first prompt, and continue_interrupted_turn is false: it waits for input`,
+    };
+  return { action: "continue", reason: `${ended} on the first prompt; asking Goose to carry on with it, once` };
 }

@@ -153,6 +153,32 @@ export interface SessionTail {
   lastVisibleId: string | null;
   /** The last visible message is the user's and no assistant message, visible or hidden, came after it: an interrupted turn. */
   unanswered: boolean;
+  /** The failed model call that ended the last turn, if one did. */
+  modelError: ModelError | null;
+}
+
+/**
+ * A turn that ended in a failed model call. Goose 1.47 stores the failure as
+ * a visible assistant message whose content is `{type: "error", kind,
+ * message}`, and never sends it to the model (Message::from_provider_error and
+ * ErrorContent in crates/goose-provider-types/src/conversation/message.rs, and
+ * crates/goose-provider-types/src/formats/openai.rs, which skips it;
+ * aaif-goose/goose v1.47.0). Goose's own rule is
+ * that a message holding an error ends no turn (ends_turn in
+ * crates/goose-agent/src/operation.rs), so the readers take the last turn as
+ * failed when at least one assistant message, visible or hidden, came after
+ * the last visible user message, and every one of them holds an error. Its
+ * message is the last visible user message that is no tool's result: a call
+ * that fails after the model ran a tool fails the turn the user's message
+ * began.
+ */
+export interface ModelError {
+  /** MessageErrorKind as Goose writes it (authentication, contextLengthExceeded, creditsExhausted, other), of the last failure. */
+  kind: string;
+  /** The text items of the turn's message joined by newlines. */
+  userText: string;
+  /** The turn's message is the session's first visible message. */
+  firstMessage: boolean;
 }
 
 /**
@@ -186,14 +212,20 @@ const MESSAGE_SECONDS =
   "CASE WHEN m.created_timestamp > 10000000000 THEN m.created_timestamp / 1000 ELSE m.created_timestamp END";
 const USER_VISIBLE = "COALESCE(json_extract(m.metadata_json, '$.userVisible'), 1) != 0";
 
+// A content item of the given type in a row's content_json (alias `row`).
+const HOLDS = (row: string, type: string) =>
+  `EXISTS (SELECT 1 FROM json_each(${row}.content_json) j WHERE json_extract(j.value, '$.type') = '${type}')`;
+
 /**
  * The read-only query behind the sqlite3 fallback, for schema 4 and later
  * (Goose 1.12+). It picks the session `--resume --name X` picks: an exact
  * name or id match (a row with an empty name answers to its old description)
  * among user and scheduled sessions, ordered like list_sessions_matching by
  * the last message's time (the session's updated_at when it has none), then
- * id. For that session it returns the user-visible message count and the last
- * visible message. The name travels as hex, never as SQL text.
+ * id. For that session it returns the user-visible message count, the last
+ * visible message, and what ModelError needs: the error of a failed last
+ * turn and the user message that began it. The name travels as hex, never as
+ * SQL text.
  */
 export function sessionQuery(name: string): string {
   const hex = Buffer.from(name, "utf8").toString("hex");
@@ -208,14 +240,28 @@ export function sessionQuery(name: string): string {
     "), visible AS (",
     "  SELECT m.id AS seq, m.message_id AS message_id, m.role AS role, m.content_json AS content_json",
     `  FROM messages m JOIN chosen c ON m.session_id = c.id WHERE ${USER_VISIBLE}`,
-    "), last AS (SELECT * FROM visible ORDER BY seq DESC LIMIT 1)",
+    "), last AS (SELECT * FROM visible ORDER BY seq DESC LIMIT 1),",
+    `users AS (SELECT v.*, NOT ${HOLDS("v", "toolResponse")} AS begins FROM visible v WHERE v.role = 'user'),`,
+    "last_user AS (SELECT seq FROM users ORDER BY seq DESC LIMIT 1),",
+    "turn AS (SELECT * FROM users WHERE begins ORDER BY seq DESC LIMIT 1),",
+    "replies AS (",
+    `  SELECT m.id AS seq, m.content_json AS content_json, ${HOLDS("m", "error")} AS failed`,
+    "  FROM messages m JOIN chosen c ON m.session_id = c.id",
+    "  WHERE m.role = 'assistant' AND m.id > (SELECT seq FROM last_user)",
+    "), failure AS (SELECT * FROM replies ORDER BY seq DESC LIMIT 1)",
     "SELECT c.id AS id, c.working_dir AS working_dir,",
     "  (SELECT COUNT(*) FROM visible) AS visible_messages,",
     "  (SELECT role FROM last) AS last_role,",
     "  (SELECT message_id FROM last) AS last_message_id,",
     "  (SELECT group_concat(json_extract(j.value, '$.text'), char(10)) FROM last, json_each(last.content_json) j WHERE json_extract(j.value, '$.type') = 'text') AS last_text,",
     "  (SELECT COUNT(*) FROM messages m WHERE m.session_id = c.id AND m.role = 'assistant' AND m.id > (SELECT seq FROM last)) AS assistant_after,",
-    `  (SELECT COUNT(*) FROM last, json_each(last.content_json) j WHERE json_extract(j.value, '$.type') = 'toolResponse' AND substr(json_extract(j.value, '$.id'), 1, ${BANG_SHELL_ID_PREFIX.length}) = '${BANG_SHELL_ID_PREFIX}') AS bang_results`,
+    `  (SELECT COUNT(*) FROM last, json_each(last.content_json) j WHERE json_extract(j.value, '$.type') = 'toolResponse' AND substr(json_extract(j.value, '$.id'), 1, ${BANG_SHELL_ID_PREFIX.length}) = '${BANG_SHELL_ID_PREFIX}') AS bang_results,`,
+    "  (SELECT CASE WHEN json_type(j.value, '$.kind') = 'text' THEN json_extract(j.value, '$.kind') ELSE 'other' END",
+    "    FROM failure, json_each(failure.content_json) j",
+    "    WHERE json_extract(j.value, '$.type') = 'error' AND NOT EXISTS (SELECT 1 FROM replies WHERE NOT failed)",
+    "    ORDER BY j.key LIMIT 1) AS error_kind,",
+    "  (SELECT group_concat(json_extract(j.value, '$.text'), char(10)) FROM turn, json_each(turn.content_json) j WHERE json_extract(j.value, '$.type') = 'text') AS turn_text,",
+    "  COALESCE((SELECT seq FROM turn) = (SELECT MIN(seq) FROM visible), 0) AS turn_first",
     "FROM chosen c;",
   ].join("\n");
 }
@@ -230,6 +276,12 @@ export interface SessionRow {
   assistant_after: number;
   /** Tool results of a `!` command in the last visible message. */
   bang_results: number;
+  /** ModelError's kind, when the last turn failed; else null. */
+  error_kind: string | null;
+  /** The text items of the last visible user message that is no tool's result (null when it has none). */
+  turn_text: string | null;
+  /** 1 when that message is the session's first visible one. */
+  turn_first: number;
 }
 
 /** The conversation's end, from one row of sessionQuery. */
@@ -241,6 +293,10 @@ export function tailFromRow(row: SessionRow): SessionTail {
     lastVisibleUserText: lastIsUser ? (row.last_text ?? "") : null,
     lastVisibleId: row.last_message_id ?? null,
     unanswered: lastIsUser && Number(row.assistant_after) === 0 && !(Number(row.bang_results) > 0),
+    modelError:
+      row.error_kind === null
+        ? null
+        : { kind: row.error_kind, userText: row.turn_text ?? "", firstMessage: Number(row.turn_first) === 1 },
   };
 }
 
@@ -257,6 +313,28 @@ function textOf(message: ExportedMessage): string {
     .filter((item): item is { type: string; text: string } => item?.type === "text" && typeof item.text === "string")
     .map((item) => item.text)
     .join("\n");
+}
+
+const holds = (message: ExportedMessage, type: string) =>
+  Array.isArray(message.content) && message.content.some((item) => item?.type === type);
+
+/** ModelError from an export's messages, `visible` the indexes of those the user sees. */
+function failedTurn(messages: ExportedMessage[], visible: number[]): ModelError | null {
+  const users = visible.filter((i) => messages[i]?.role === "user");
+  const lastUser = users.at(-1);
+  if (lastUser === undefined) return null;
+  const replies = messages.slice(lastUser + 1).filter((m) => m.role === "assistant");
+  const failure = replies.at(-1);
+  if (failure === undefined || !replies.every((m) => holds(m, "error"))) return null;
+  const error = (failure.content as Array<{ type?: unknown; kind?: unknown } | null>).find(
+    (item) => item?.type === "error",
+  );
+  const turn = users.filter((i) => !holds(messages[i] as ExportedMessage, "toolResponse")).at(-1);
+  return {
+    kind: typeof error?.kind === "string" ? error.kind : "other",
+    userText: turn === undefined ? "" : textOf(messages[turn] as ExportedMessage),
+    firstMessage: turn !== undefined && turn === visible[0],
+  };
 }
 
 /** What the module reads from `goose session export --format json`. */
@@ -285,13 +363,8 @@ export function parseSessionExport(text: string): SessionExport {
   const messages = ((session.conversation as unknown[] | null | undefined) ?? []).filter(
     (m): m is ExportedMessage => typeof m === "object" && m !== null,
   );
-  let last = -1;
-  let visibleCount = 0;
-  messages.forEach((message, i) => {
-    if (message.metadata?.userVisible === false) return;
-    visibleCount++;
-    last = i;
-  });
+  const visible = messages.flatMap((message, i) => (message.metadata?.userVisible === false ? [] : [i]));
+  const last = visible.at(-1) ?? -1;
   const lastMessage = last === -1 ? null : (messages[last] as ExportedMessage);
   const role = typeof lastMessage?.role === "string" ? lastMessage.role : null;
   const lastIsUser = role === "user";
@@ -299,7 +372,7 @@ export function parseSessionExport(text: string): SessionExport {
     id: typeof session.id === "string" ? session.id : null,
     workingDir: typeof session.working_dir === "string" ? session.working_dir : null,
     tail: {
-      visibleCount,
+      visibleCount: visible.length,
       lastVisibleRole: role,
       lastVisibleUserText: lastIsUser && lastMessage ? textOf(lastMessage) : null,
       lastVisibleId: typeof lastMessage?.id === "string" ? lastMessage.id : null,
@@ -307,6 +380,7 @@ export function parseSessionExport(text: string): SessionExport {
         lastIsUser &&
         !endsBangTurn(lastMessage?.content) &&
         !messages.slice(last + 1).some((m) => m.role === "assistant"),
+      modelError: failedTurn(messages, visible),
     },
   };
 }

@@ -55,6 +55,11 @@ export interface Installed {
   versionOutput?: string;
 }
 
+/** A Goose ready to run, and the version it reported (null: `--version` failed or printed none). */
+export interface InstalledGoose extends Installed {
+  version: string | null;
+}
+
 /**
  * Downloads `url` to `dest` and checks its SHA-256 before anything runs or
  * unpacks it: a mismatch deletes it and fails the start, an unpinned download
@@ -307,7 +312,7 @@ export async function ensureGoose(
     install: boolean /** agent_firewall is set: never trust the record (above). */;
     confined: boolean;
   },
-): Promise<Installed> {
+): Promise<InstalledGoose> {
   const searchPath = `${opts.binDir}:${opts.pathValue}`;
   const existing = await commandPath("goose", searchPath);
   if (!opts.install) {
@@ -316,7 +321,12 @@ export async function ensureGoose(
         "goose is not on PATH and install_goose is false. Install the Goose CLI (1.34 or newer) in the workspace image, or set install_goose = true.",
       );
     }
-    return { bin: existing, download: "none (install_goose = false)" };
+    // Asked only for the start log's version line: a Goose baked into the image is run whatever it says.
+    return {
+      bin: existing,
+      download: "none (install_goose = false)",
+      version: await installedVersion(existing, opts.env),
+    };
   }
   const wanted = clean(opts.version) ?? opts.version;
   const installed = path.join(opts.binDir, "goose");
@@ -337,7 +347,7 @@ export async function ensureGoose(
       log(
         `goose ${wanted} at ${installed} verified: SHA-256 ${actual}, as unpacked from the tarball that matched goose_sha256["${arch}"]`,
       );
-      return { bin: installed, download: "verified (already installed)" };
+      return { bin: installed, download: "verified (already installed)", version: wanted };
     }
     if (existing)
       log(
@@ -345,7 +355,7 @@ export async function ensureGoose(
       );
   } else if (!pinned && existing && (await installedVersion(existing, opts.env)) === wanted) {
     log(`goose ${wanted} already installed at ${existing} (NOT verified: goose_sha256 is empty)`);
-    return { bin: existing, download: "none (already installed)" };
+    return { bin: existing, download: "none (already installed)", version: wanted };
   }
   await rm(recordFile, { force: true });
   let candidate = installed;
@@ -378,5 +388,5 @@ export async function ensureGoose(
   }
   if (got !== wanted) log(`goose reports version ${got}, not the requested ${wanted}; continuing with it`);
   log(`goose ${got} installed at ${installed}`);
-  return { bin: installed, download };
+  return { bin: installed, download, version: got };
 }

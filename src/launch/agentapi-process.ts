@@ -2,8 +2,10 @@ import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { findRunningAgentapi } from "../agentapi/server.js";
 import { type AgentStatus, getStatus, pollStatus } from "../agentapi/status.js";
+import { readScreen } from "../agentapi/terminal.js";
 import { prepareAgentapiTmp } from "../agentapi/tmp.js";
 import { type GooseMode, mayTypeExit } from "../goose/mode.js";
+import { failedExtensions } from "../goose/screen.js";
 import { logTail } from "../lib/command-log.js";
 import { startDetached } from "../lib/detached.js";
 import { log, phase, StepError, warn } from "../lib/log.js";
@@ -309,6 +311,10 @@ export async function launchAgentapi(opts: {
       `Goose exited right after it started, and AgentAPI with it. Last lines of ${agentLog}:\n${await logTail(agentLog, 30)}`,
     );
   }
+  // Goose goes on without an extension that failed to start, and says so only on its screen.
+  const shown = "value" in settled ? await readScreen(port, 1000) : null;
+  for (const { name, reason } of typeof shown === "string" ? failedExtensions(shown) : [])
+    warn(`Goose runs without its extension '${name}', which did not start: ${reason}`);
   // Also when Goose was still starting: its first turn follows.
   if (opts.firstTurn !== undefined)
     await phase("first-turn", () =>

@@ -95,12 +95,13 @@ export async function planLaunch(opts: PlanInputs): Promise<LaunchPlan> {
     readSavedChat(paths.stateFile),
   ]);
   const { probe } = read;
+  const prompt = goose.prompt.trim() !== "";
   const decision = decideSession({
     continueSession: goose.continue,
     sessionName: name,
     probe,
     state: saved.summary,
-    prompt: goose.prompt.trim() !== "",
+    prompt,
     owner: saved.owner,
     restart: opts.restart,
   });
@@ -125,6 +126,8 @@ export async function planLaunch(opts: PlanInputs): Promise<LaunchPlan> {
   const tail: TailRead = decision.mode === "warm" ? read.tail : { kind: "unknown", reason: "cold start" };
   const turn = decideInterruptedTurn({
     enabled: goose.continueInterruptedTurn !== false,
+    // A start with a prompt begins its session with it (buildGooseArgs): the session's first message.
+    firstPrompt: prompt,
     mode: decision.mode,
     probe: tail,
   });

@@ -74,9 +74,13 @@ function whyNot(record: RecordedLaunch, now: ShortcutNow): string | null {
  * left. What the run itself wrote is vouched for by the launch's own Goose
  * (its session, resumed by id) and by what the stop saw of it, not read
  * back: a `goose` the user ran by hand on the same store while the module's
- * Goose ran is not seen here, nor a turn that ended without a reply while
- * Goose went back to its prompt (a failed model call), which a start asking
- * Goose would carry on.
+ * Goose ran is not seen here, nor a turn whose model call failed while Goose
+ * went back to its prompt. A start asking Goose would carry such a turn on
+ * when Goose stored no reply for it (Goose 1.46, or an error Goose 1.47 does
+ * not store); when Goose stored the error, it would send nothing either, and
+ * only its log would differ: the turn began after a start that found the
+ * session holding messages, so not with the first prompt
+ * (decideInterruptedTurn).
  */
 export function decideShortcut(
   recorded: { first: true } | { first: false; record: RecordedLaunch } | { first: false; problem: string },
@@ -106,6 +110,7 @@ export function decideShortcut(
         lastVisibleUserText: null,
         lastVisibleId: null,
         unanswered: false,
+        modelError: null,
       },
       source,
     },
@@ -120,6 +125,7 @@ export function conversationEnd(
 ): GooseAnswer["conversation_end"] {
   if (mode === "cold") return "unknown";
   if (turn.action === "continue") return "continued";
-  if (tail.kind !== "read") return "unknown";
-  return tail.tail.lastVisibleRole === "user" && tail.tail.unanswered ? "unanswered" : "answered";
+  // A turn left waiting (interrupted, or ended in a model error) is one Goose will not answer by itself.
+  if (turn.action === "wait") return "unanswered";
+  return tail.kind === "read" ? "answered" : "unknown";
 }

@@ -1,7 +1,7 @@
 import { readFile, rm } from "node:fs/promises";
 import { judgeStateAfterStop } from "../agentapi/state-check.js";
 import { type StateSummary, summarizeState } from "../agentapi/state-file.js";
-import { isStatusOnly } from "../goose/screen.js";
+import { withoutStatus } from "../goose/screen.js";
 import { copyFileAtomic, writeFileAtomic } from "../lib/atomic-write.js";
 import { diskFullNote } from "../lib/disk-space.js";
 import { readOptional } from "../lib/files.js";
@@ -102,45 +102,47 @@ interface SavedMessage {
 }
 
 /**
- * Removes the agent messages that show only Goose's status (its spinner,
- * steer line, context bar: goose/screen.ts) from a state file's text; null
- * when there is nothing to remove, so the caller writes nothing. AgentAPI
- * saves whatever the screen showed as the last agent message, so a stop
- * during a turn saved such a message and restored it at every start. Ids are
- * renumbered only when they were the positions (as AgentAPI numbers them), so
- * the next message AgentAPI adds cannot collide with a kept one.
+ * Takes Goose's status lines out of a state file's agent messages
+ * (goose/screen.ts withoutStatus), and the messages left with nothing else,
+ * saying how many messages changed; null when there is nothing to take out,
+ * so the caller writes nothing.
+ * AgentAPI saves whatever the screen showed, so a stop during a turn saved a
+ * message of only Goose's spinner, and a cancelled turn its spinner and the
+ * echoed ^C, restored at every start. Ids are renumbered only when they were
+ * the positions (as AgentAPI numbers them), so the next message AgentAPI adds
+ * cannot collide with a kept one.
  */
-export function removeStatusOnlyMessages(text: string): { text: string; removed: number } | null {
+export function removeStatusLines(text: string): { text: string; changed: number } | null {
   const chat = parseChat(text);
   if (!chat) return null;
   const messages = chat.messages as SavedMessage[];
-  const kept = messages.filter(
-    (m) => !(m && m.role === "agent" && typeof m.message === "string" && isStatusOnly(m.message)),
-  );
-  if (kept.length === messages.length) return null;
+  let changed = 0;
+  const kept = messages.flatMap((m) => {
+    const message = m?.role === "agent" && typeof m.message === "string" ? withoutStatus(m.message) : m?.message;
+    if (message === m?.message) return [m];
+    changed++;
+    return message === null ? [] : [{ ...m, message }];
+  });
+  if (changed === 0) return null;
   const positional = messages.every((m, index) => m?.id === index);
   const renumbered = positional ? kept.map((m, index) => ({ ...m, id: index })) : kept;
-  return {
-    text: `${JSON.stringify({ ...chat.state, messages: renumbered })}\n`,
-    removed: messages.length - kept.length,
-  };
+  return { text: `${JSON.stringify({ ...chat.state, messages: renumbered })}\n`, changed };
 }
 
 /**
- * Rewrites the state file without its status-only messages; writes nothing
- * when there are none. Returns the text the file now holds.
+ * Rewrites the state file without Goose's status lines; writes nothing when
+ * there are none. Returns the text the file now holds.
  */
-async function cleanStatusMessages(stateFile: string, text: string): Promise<string> {
-  const cleaned = removeStatusOnlyMessages(text);
+async function cleanStatusLines(stateFile: string, text: string): Promise<string> {
+  const cleaned = removeStatusLines(text);
   if (!cleaned) return text;
+  const what = `Goose's status lines from ${cleaned.changed} agent message(s)`;
   try {
     await writeFileAtomic(stateFile, cleaned.text, { mode: 0o600 });
-    log(`state: removed ${cleaned.removed} message(s) that showed only Goose's spinner or status line`);
+    log(`state: removed ${what}`);
     return cleaned.text;
   } catch (error) {
-    warn(
-      `state: could not remove ${cleaned.removed} spinner-only message(s) from ${stateFile}: ${(error as Error).message}`,
-    );
+    warn(`state: could not remove ${what} from ${stateFile}: ${(error as Error).message}`);
     return text;
   }
 }
@@ -174,7 +176,7 @@ export async function prepareChat(
     if (removed.length > 0)
       log(`removed ${removed.length} set-aside chat(s) older than the newest ${SET_ASIDE_KEEP}: ${removed.join(", ")}`);
   } else if (opts.action === "keep" && saved.summary.kind === "valid" && saved.text !== null) {
-    await writeFileAtomic(files.backup, await cleanStatusMessages(files.state, saved.text), { mode: 0o600 });
+    await writeFileAtomic(files.backup, await cleanStatusLines(files.state, saved.text), { mode: 0o600 });
     log(`AgentAPI state: ${saved.summary.messages} message(s) kept; backup at ${files.backup}`);
     backup = files.backup;
   } else {
@@ -186,8 +188,7 @@ export async function prepareChat(
 
 /**
  * After AgentAPI is gone: puts back the copy taken at start if AgentAPI wrote
- * a near-empty chat over it, and removes messages that are only Goose's
- * spinner. Returns true when the chat of this run is lost.
+ * a near-empty chat over it, and takes Goose's status lines out of the chat. Returns true when the chat of this run is lost.
  */
 export async function verifyChatAfterStop(opts: {
   stateFile: string;
@@ -220,6 +221,6 @@ export async function verifyChatAfterStop(opts: {
   } else {
     log(`state: ${verdict.reason}`);
   }
-  if (opts.persistence && verdict.action === "keep" && text !== null) await cleanStatusMessages(opts.stateFile, text);
+  if (opts.persistence && verdict.action === "keep" && text !== null) await cleanStatusLines(opts.stateFile, text);
   return verdict.lost;
 }

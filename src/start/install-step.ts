@@ -1,6 +1,7 @@
 import path from "node:path";
 import { moduleExtensions } from "../goose/goose-config.js";
 import { configureGoose, describeOutcome, gooseConfigDir } from "../goose/setup.js";
+import { describeGooseVersion } from "../goose/versions.js";
 import { ensureAgentapi, ensureGoose } from "../install/install.js";
 import { runUserScript } from "../install/user-scripts.js";
 import { commandPath } from "../lib/exec.js";
@@ -61,6 +62,7 @@ export async function installAndConfigure(
       }),
     ]);
     log(`downloads: agentapi ${agentapi.download}; goose ${gooseInstall.download}`);
+    log(describeGooseVersion(gooseInstall.version));
     return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin, agentapiVersion: agentapi.versionOutput };
   });
   await phase("configure", async () => {

@@ -1,5 +1,6 @@
 import { agentapiUrl } from "../agentapi/server.js";
-import { buildSnapshot, type ChatMessage } from "../agentapi/snapshot.js";
+import { buildSnapshot, type ChatMessage, SNAPSHOT_LIMITS } from "../agentapi/snapshot.js";
+import { withoutStatus } from "../goose/screen.js";
 import { getJson, type HttpReply, request } from "../lib/http.js";
 import { log } from "../lib/log.js";
 import type { StopConfig } from "../settings/config.js";
@@ -12,7 +13,7 @@ async function postSnapshot(taskId: string, port: number, timeoutMs: number): Pr
   if (!base || !token) return "skipped: CODER_AGENT_URL or CODER_AGENT_TOKEN is not set";
   const chat = await getJson<{ messages?: ChatMessage[] }>(agentapiUrl(port, "/messages"), timeoutMs);
   if (!chat.ok) return `skipped: AgentAPI /messages failed (${chat.error})`;
-  const snapshot = buildSnapshot(chat.body.messages ?? []);
+  const snapshot = buildSnapshot(chat.body.messages ?? [], { ...SNAPSHOT_LIMITS, agentText: withoutStatus });
   const url = `${base.replace(/\/+$/, "")}/api/v2/workspaceagents/me/tasks/${encodeURIComponent(taskId)}/log-snapshot?format=agentapi`;
   let reply: HttpReply;
   try {

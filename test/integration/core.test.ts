@@ -18,6 +18,7 @@ import {
   gooseMessages,
   type Rendered,
   type RunResult,
+  run,
   tools,
   Workspace,
 } from "../../support/workspace/index.js";
@@ -105,6 +106,9 @@ for (const isTask of [false, true]) {
     it(`cold start${isTask ? " with the task prompt: a new named session gets it once" : ": a new named session, and the first message typed into the chat"}, run by the runtime asked for`, async () => {
       const started = await script("start");
       expect(started.stdout).toContain("cold start");
+      // Goose comes from PATH here (install_goose = false): the start still names its version.
+      const reported = (await run(ws.goose.bin, ["--version"], { env: ws.env() })).stdout.trim();
+      expect(started.stdout).toContain(`\ngoose ${reported}: `);
       expect((await launchRecord(ws)).mode).toBe("cold");
       const warnings = output(started)
         .split("\n")

@@ -9,7 +9,8 @@ import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from "node:
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { CoderEndpoint, childPids, freePort, scratchDir, type Workspace } from "../../support/workspace/index.js";
+import { CONTINUATION_TEXT } from "../../src/goose/interrupted-turn.js";
+import { CoderEndpoint, childPids, freePort, run, scratchDir, type Workspace } from "../../support/workspace/index.js";
 import {
   build,
   chatText,
@@ -33,6 +34,7 @@ import {
   environOf,
   flat,
   gaveUpWithoutRelaunch,
+  launchRecord,
   newWorkspace,
   output,
   PROMPT,
@@ -45,6 +47,19 @@ import {
   waitRestarted,
   waitTurns,
 } from "./scenario.js";
+
+/** Each assistant message Goose stored, oldest first: its content items' types, an error's with its kind. */
+async function assistantContent(ws: Workspace): Promise<string[][]> {
+  const sql = "SELECT content_json FROM messages WHERE role = 'assistant' ORDER BY id";
+  const read = await run("sqlite3", ["-readonly", "-json", "-cmd", ".timeout 10000", ws.gooseDb, sql]);
+  expect(read.code, read.stderr).toBe(0);
+  const rows = JSON.parse(read.stdout.trim() || "[]") as Array<{ content_json: string }>;
+  return rows.map((row) =>
+    (JSON.parse(row.content_json) as Array<{ type: string; kind?: string }>).map((item) =>
+      item.type === "error" ? `error ${item.kind}` : item.type,
+    ),
+  );
+}
 
 /** The names of the variables whose value holds `token`. */
 const namesHolding = (environ: Map<string, string>, token: string) =>
@@ -88,7 +103,7 @@ describe("AI Gateway", () => {
     }
   });
 
-  it("a request without the owner's current token is refused, and the turn fails the way Goose's does", async () => {
+  it("a request without the owner's current token is refused as Goose fails a turn; the next build's start carries the task's prompt on, once", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway("a-token-this-workspace-was-not-given", "other");
     const rendered = await build(ws, gateway, TOKEN_1, OPENAI);
@@ -99,8 +114,67 @@ describe("AI Gateway", () => {
     expect(new Set(modelTurns(gateway).map((r) => r.auth))).toEqual(new Set(["wrong-token"]));
     expect(await gateway.stub.requests()).toEqual([]);
     expect(await chatText(ws)).toMatch(/401/);
-    expect(await ws.replies()).toBe(0);
     await stop(ws, rendered);
+    // Goose keeps the failed call as an assistant message holding only the error
+    // (Message::from_provider_error in crates/goose-provider-types/src/conversation/
+    // message.rs, aaif-goose/goose v1.47.0): no answer.
+    expect(await assistantContent(ws)).toEqual([["error authentication"]]);
+
+    // The next build's token works: its start sees the task's prompt was never
+    // answered and carries it on, and Goose sends the model the prompt, not the error.
+    gateway.setToken(TOKEN_2, "build-2");
+    const fixed = await build(ws, gateway, TOKEN_2, OPENAI);
+    const resumed = await start(ws, fixed);
+    expect(output(resumed)).toMatch(
+      /interrupted turn: the last turn ended in a model error \(authentication\) on the first prompt; asking Goose to carry on/,
+    );
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
+    await ws.waitFor("the carried-on prompt answered", async () => (await assistantContent(ws)).length === 2);
+    await ws.waitStable();
+    const [request, ...more] = await gateway.stub.requests();
+    expect(more).toEqual([]);
+    const userText = request?.messages.filter((m) => m.role === "user").map((m) => m.text) ?? [];
+    expect(userText.join("\n")).toContain(PROMPT);
+    expect(userText.join("\n")).toContain(CONTINUATION_TEXT);
+    expect(request?.messages.map((m) => m.text).join("\n")).not.toMatch(/Authentication failed|401/);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    expect(await ws.deliveries(CONTINUATION_TEXT)).toBe(1);
+    await stop(ws, fixed);
+    expect(await assistantContent(ws)).toEqual([["error authentication"], ["text"]]);
+
+    // Answered now: the start after sends nothing.
+    const again = await start(ws, fixed);
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("none");
+    expect(output(again)).not.toMatch(/carry on/);
+    await ws.waitStable();
+    expect(await ws.deliveries(CONTINUATION_TEXT)).toBe(1);
+    expect(await gateway.stub.requests()).toHaveLength(1);
+    await stop(ws, fixed);
+  });
+
+  it("a message typed once the owner's token was revoked fails the same way, and is left to them: the next build's start sends nothing", async () => {
+    const ws = await newWorkspace();
+    const gateway = await newGateway();
+    const rendered = await build(ws, gateway, TOKEN_1, OPENAI);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    gateway.setToken("a-token-this-workspace-was-not-given", "other");
+    await ws.send("Now update the changelog.");
+    expect(await chatText(ws)).toMatch(/Authentication failed/);
+    await stop(ws, rendered);
+    expect(await assistantContent(ws)).toEqual([["text"], ["error authentication"]]);
+
+    gateway.setToken(TOKEN_2, "build-2");
+    const fixed = await build(ws, gateway, TOKEN_2, OPENAI);
+    const resumed = await start(ws, fixed);
+    expect(output(resumed)).toMatch(
+      /interrupted turn: the last turn ended in a model error \(authentication\) on a message typed in the chat: left to whoever typed it/,
+    );
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("wait");
+    await ws.waitStable();
+    expect(await ws.deliveries(CONTINUATION_TEXT)).toBe(0);
+    expect(await gateway.stub.requests()).toHaveLength(1);
+    await stop(ws, fixed);
   });
 
   it("a new build's token is used by its start and its supervisor's restarts; no token is written anywhere", async () => {

@@ -219,6 +219,8 @@ describe("start script", () => {
     expect([...mirror.requests].sort()).toEqual([assetPath, tarballPath].sort());
     expect(mirror.together()).toBe("met");
     expect(first.stdout).toContain("downloads: agentapi verified; goose verified\n");
+    // The start names the Goose it runs, as that Goose reported it.
+    expect(first.stdout).toContain(`\ngoose ${gooseVersion}: `);
 
     const agentapiBin = path.join(ws.moduleDir, "bin", "agentapi");
     expect((await lstat(agentapiBin)).isFile()).toBe(true);

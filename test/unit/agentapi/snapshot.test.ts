@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { buildSnapshot, type ChatMessage, TRUNCATION_MARKER, tailStart } from "../../../src/agentapi/snapshot.js";
+import {
+  buildSnapshot,
+  type ChatMessage,
+  SNAPSHOT_LIMITS,
+  TRUNCATION_MARKER,
+  tailStart,
+} from "../../../src/agentapi/snapshot.js";
+import { withoutStatus } from "../../../src/goose/screen.js";
 
 const message = (id: number, content: string): ChatMessage => {
   return { id, content, role: id % 2 ? "user" : "agent", time: "2026-11-22T10:00:00Z" };
@@ -33,6 +40,39 @@ describe("buildSnapshot", () => {
     expect(size(snapshot.payload)).toBeLessThanOrEqual(LIMIT);
     expect(content.endsWith("😀")).toBe(true);
     expect(content).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+});
+
+// What the stop posts (stop/task-snapshot.ts): agent messages as goose/screen.ts cleans them.
+describe("buildSnapshot shows the chat without Goose's status lines", () => {
+  const snapshot = (messages: ChatMessage[]) =>
+    buildSnapshot(messages, { ...SNAPSHOT_LIMITS, agentText: withoutStatus }).payload;
+  // Lines as upstream Goose 1.47.0 draws them under AgentAPI.
+  const SPINNER = "◐  Sampling syntax streams...  (Ctrl+C to interrupt)";
+  const said = (id: number, role: string, content: string): ChatMessage => ({ id, role, content, time: "t" });
+  const contents = (payload: string) => JSON.parse(payload).messages.map((m: ChatMessage) => `${m.id} ${m.content}`);
+
+  it("takes the spinner and the echoed ^C out of agent messages, and leaves out those with nothing else", () => {
+    const messages = [
+      said(0, "agent", "banner"),
+      said(1, "user", `do it\n${SPINNER}`),
+      said(2, "agent", `Reading ci.yml\n${SPINNER}\n^CYes — what would you like me to do?`),
+      said(3, "user", "go on"),
+      said(4, "agent", `${SPINNER}\n  ✓ extensions ready`),
+    ];
+    expect(contents(snapshot(messages))).toEqual([
+      "0 banner",
+      `1 do it\n${SPINNER}`,
+      "2 Reading ci.yml\nYes — what would you like me to do?",
+      "3 go on",
+    ]);
+  });
+
+  it("keeps the last 10 messages the chat shows, past the ones left out", () => {
+    const messages = Array.from({ length: 14 }, (_, i) => said(i, "agent", i % 2 ? SPINNER : `m${i}`));
+    expect(ids(snapshot(messages))).toEqual([0, 2, 4, 6, 8, 10, 12]);
+    const more = Array.from({ length: 30 }, (_, i) => said(i, "agent", i % 2 ? SPINNER : `m${i}`));
+    expect(ids(snapshot(more))).toEqual([10, 12, 14, 16, 18, 20, 22, 24, 26, 28]);
   });
 });
 

@@ -7,11 +7,27 @@ export const SQLITE = "/usr/bin/sqlite3";
 export const VISIBLE = { userVisible: true, agentVisible: true };
 export const CTX = { userVisible: false, agentVisible: true, turnContext: true };
 export const AGENT_ONLY = { userVisible: false, agentVisible: true };
+/** How Goose marks a failed model call's message: shown, never sent to the model (Message::with_error). */
+export const USER_ONLY = { userVisible: true, agentVisible: false };
 export const TC = "<turn-context/>";
 
 /** A SessionTail, positionally. */
-export const tail = (n: number, role: string | null, text: string | null, id: string | null, unanswered = false) => {
-  return { visibleCount: n, lastVisibleRole: role, lastVisibleUserText: text, lastVisibleId: id, unanswered };
+export const tail = (
+  n: number,
+  role: string | null,
+  text: string | null,
+  id: string | null,
+  unanswered = false,
+  modelError: { kind: string; userText: string; firstMessage: boolean } | null = null,
+) => {
+  return {
+    visibleCount: n,
+    lastVisibleRole: role,
+    lastVisibleUserText: text,
+    lastVisibleId: id,
+    unanswered,
+    modelError,
+  };
 };
 
 export type Sess = { id: string; name?: string; description?: string; type?: string; updated?: string };

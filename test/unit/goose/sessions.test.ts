@@ -21,7 +21,20 @@ import {
 } from "../../../src/goose/sessions.js";
 import type { RunResult } from "../../../src/lib/exec.js";
 import { scratchDir } from "../scratch.js";
-import { AGENT_ONLY, buildSessionsDb, CTX, exported, m, msg, SQLITE, s, TC, tail } from "./session-store.js";
+import {
+  AGENT_ONLY,
+  buildSessionsDb,
+  CTX,
+  exported,
+  m,
+  msg,
+  SQLITE,
+  s,
+  TC,
+  tail,
+  USER_ONLY,
+  VISIBLE,
+} from "./session-store.js";
 
 const NO_TAIL = tail(0, null, null, null);
 const at = scratchDir("goose-sessions-test");
@@ -31,6 +44,108 @@ const parts = JSON.stringify([
   { type: "image", data: "x" },
   { type: "text", text: "part two" },
 ]);
+/**
+ * Conversations that end in a failed model call, as Goose 1.47.0 stores one:
+ * an assistant message whose content is an error (`kind` and `message`),
+ * shown to the user and never sent to the model (Message::from_provider_error
+ * and ErrorContent in crates/goose-provider-types/src/conversation/message.rs,
+ * aaif-goose/goose v1.47.0). Each is read both ways, from the database and
+ * from the export, with one expected tail.
+ */
+type Stored = [role: string, content: unknown[], metadata?: object];
+const said = (text: string) => [{ type: "text", text }];
+const refused = (kind: string) => [
+  {
+    type: "error",
+    kind,
+    message:
+      "Ran into this error: Authentication error: Authentication failed for http://127.0.0.1:1/api/v2/aibridge/openai/v1/chat/completions. Status: 401 Unauthorized. Response: invalid token.\n\nPlease retry if you think this is a transient or recoverable error.",
+  },
+];
+const TOOL_CALL = [{ type: "toolRequest", id: "call_1", toolCall: { status: "success", value: { name: "shell" } } }];
+const TOOL_RESULT = [{ type: "toolResponse", id: "call_1", toolResult: { status: "success", value: {} } }];
+const failed = (kind: string, userText: string, firstMessage: boolean) => ({ kind, userText, firstMessage });
+const FAILED_TURNS: Array<[string, string, Stored[], ReturnType<typeof tail>]> = [
+  [
+    "the first prompt, refused",
+    "err-first",
+    [
+      ["user", said("Fix the login test.")],
+      ["user", said(TC), CTX],
+      ["assistant", refused("authentication"), USER_ONLY],
+    ],
+    tail(2, "assistant", null, "err-first-2", false, failed("authentication", "Fix the login test.", true)),
+  ],
+  [
+    "a typed message, refused",
+    "err-typed",
+    [
+      ["user", said("Fix the login test.")],
+      ["assistant", said("Fixed.")],
+      ["user", said("Now the docs.")],
+      ["user", said(TC), CTX],
+      ["assistant", refused("other"), USER_ONLY],
+    ],
+    tail(4, "assistant", null, "err-typed-4", false, failed("other", "Now the docs.", false)),
+  ],
+  [
+    // The turn's own message is the prompt, not the tool result; a hidden row before it is no message the user saw.
+    "the first prompt's turn, refused after a tool call",
+    "err-tool",
+    [
+      ["user", said(TC), CTX],
+      ["user", said("Fix the login test.")],
+      ["assistant", TOOL_CALL],
+      ["user", TOOL_RESULT],
+      ["assistant", refused("creditsExhausted"), USER_ONLY],
+    ],
+    tail(4, "assistant", null, "err-tool-4", false, failed("creditsExhausted", "Fix the login test.", true)),
+  ],
+  [
+    // Goose's own rule: a message holding an error ends no turn, whatever else it holds (ends_turn, operation.rs).
+    "two failures, the last with some text",
+    "err-twice",
+    [
+      ["user", said("Fix the login test.")],
+      ["assistant", refused("other"), USER_ONLY],
+      ["assistant", [...said("partial"), ...refused("contextLengthExceeded")], USER_ONLY],
+    ],
+    tail(3, "assistant", null, "err-twice-2", false, failed("contextLengthExceeded", "Fix the login test.", true)),
+  ],
+  [
+    "a failure, then the next message answered",
+    "err-answered",
+    [
+      ["user", said("Fix the login test.")],
+      ["assistant", refused("authentication"), USER_ONLY],
+      ["user", said("carry on")],
+      ["assistant", said("Fixed.")],
+    ],
+    tail(4, "assistant", null, "err-answered-3"),
+  ],
+  [
+    "a failure, then a reply the chat does not show",
+    "err-hidden",
+    [
+      ["user", said("Fix the login test.")],
+      ["assistant", refused("authentication"), USER_ONLY],
+      ["assistant", said("summary"), AGENT_ONLY],
+    ],
+    tail(2, "assistant", null, "err-hidden-1"),
+  ],
+  [
+    "the continuation refused again",
+    "err-again",
+    [
+      ["user", said("Fix the login test.")],
+      ["assistant", refused("authentication"), USER_ONLY],
+      ["user", said("carry on")],
+      ["assistant", refused("authentication"), USER_ONLY],
+    ],
+    tail(4, "assistant", null, "err-again-3", false, failed("authentication", "carry on", false)),
+  ],
+];
+
 // One database; each case below owns the sessions of its name.
 beforeAll(async () => {
   await buildSessionsDb(
@@ -46,6 +161,7 @@ beforeAll(async () => {
       ],
       s("20261122_5", "x' OR 1=1; --"),
       ...[s("bang1", "bang"), s("tool1", "tool")],
+      ...FAILED_TURNS.map(([, session]) => s(session, session)),
     ],
     [
       ...[
@@ -65,6 +181,11 @@ beforeAll(async () => {
       ...BANG_ROWS("tool", "call_abc123", "fix the build"),
       ...[m("a", "user", "a", 1_700_000_000), m("b", "user", "b", 1_800_000_000), m("old", "user", "x", 1_600_000_000)],
       ...[m("seconds", "user", "s", 1_800_000_000), m("millis", "user", "m", 1_700_000_000_000)],
+      ...FAILED_TURNS.flatMap(([, session, stored]) =>
+        stored.map(([role, content, meta], j) =>
+          m(session, role, JSON.stringify(content), 400 + j, meta, `${session}-${j}`),
+        ),
+      ),
     ],
   );
 });
@@ -213,6 +334,16 @@ describe("parseSessionExport", () => {
     ["a conversation that is not a list", JSON.stringify({ id: "x", conversation: { messages: [] } })],
   ])("rejects %s", (_name, out) => {
     expect(() => parseSessionExport(out)).toThrow();
+  });
+});
+
+describe("a turn that ended in a model error: the export and the sqlite3 row agree", () => {
+  it.each(FAILED_TURNS)("%s", async (_name, session, stored, want) => {
+    const conversation = stored.map(([role, content, metadata], j) => {
+      return { id: `${session}-${j}`, role, created: 1_800_000_000, content, metadata: metadata ?? VISIBLE };
+    });
+    expect(parseSessionExport(exported(conversation)).tail).toEqual(want);
+    expect(tailFromRow((await query(session)) as SessionRow)).toEqual(want);
   });
 });
 

@@ -143,19 +143,35 @@ describe("decideShortcut", () => {
 });
 
 describe("conversationEnd", () => {
-  const tail = (lastVisibleRole: string | null, unanswered: boolean) =>
+  const tail = (
+    lastVisibleRole: string | null,
+    unanswered: boolean,
+    modelError: { kind: string; userText: string; firstMessage: boolean } | null = null,
+  ) =>
     ({
       kind: "read",
-      tail: { visibleCount: 2, lastVisibleRole, lastVisibleUserText: null, lastVisibleId: null, unanswered },
+      tail: {
+        visibleCount: 2,
+        lastVisibleRole,
+        lastVisibleUserText: null,
+        lastVisibleId: null,
+        unanswered,
+        modelError,
+      },
       source: "t",
     }) as const;
   const none = { action: "none", reason: "" } as const;
+  const typedFailure = { kind: "authentication", userText: "Now the docs.", firstMessage: false };
+  const promptFailure = { kind: "authentication", userText: "Fix the login test.", firstMessage: true };
   it.each([
     ["cold", tail("assistant", false), none, "unknown"],
     ["warm", tail("assistant", false), none, "answered"],
     ["warm", tail("user", false), none, "answered"],
     ["warm", tail("user", true), { action: "wait", reason: "" }, "unanswered"],
     ["warm", tail("user", true), { action: "continue", reason: "" }, "continued"],
+    // A turn that ended in a model error, left to whoever typed its message: Goose will not answer it by itself.
+    ["warm", tail("assistant", false, typedFailure), { action: "wait", reason: "" }, "unanswered"],
+    ["warm", tail("assistant", false, promptFailure), { action: "continue", reason: "" }, "continued"],
     ["warm", { kind: "unknown", reason: "x" }, none, "unknown"],
   ] as const)("%s, tail %o, turn %o -> %s", (mode, t, turn, end) => {
     expect(conversationEnd(mode, t, turn)).toBe(end);

@@ -1,7 +1,13 @@
-import { readdir, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { chatFiles, prepareChat, removeStatusOnlyMessages, type SavedChat } from "../../../src/lifecycle/chat-file.js";
+import {
+  chatFiles,
+  prepareChat,
+  removeStatusLines,
+  type SavedChat,
+  verifyChatAfterStop,
+} from "../../../src/lifecycle/chat-file.js";
 import { scratchFolders } from "../scratch.js";
 
 const fresh = scratchFolders("chat-file-test");
@@ -22,43 +28,85 @@ it("names every file beside the chat after the state file, wherever the template
   ]);
 });
 
-// Lines as a real Goose 1.46.1 drew them under AgentAPI.
+// Lines as upstream Goose 1.47.0 draws them under AgentAPI.
 const SPINNER = "◐  Sampling syntax streams...  (Ctrl+C to interrupt)";
-const STEER = ">   [Enter steer · Tab queue · Ctrl+C stop]";
+const CANCELLED = `Reading ci.yml\n${SPINNER}\n^CYes — what would you like me to do?\n  ⏱ 3.1s`;
 
-describe("removeStatusOnlyMessages", () => {
-  const at = "2026-11-22T10:00:00.000000001Z";
-  const [a, u] = [(m: string) => ["agent", m], (m: string) => ["user", m]];
-  const state = (...messages: string[][]) =>
-    JSON.stringify({
-      version: 1,
-      messages: messages.map(([role, message], id) => ({ id, message, role, time: at })),
-      initial_prompt: "p",
-      initial_prompt_sent: true,
-    });
+const at = "2026-11-22T10:00:00.000000001Z";
+const [a, u] = [(m: string) => ["agent", m], (m: string) => ["user", m]];
+const state = (...messages: string[][]) =>
+  JSON.stringify({
+    version: 1,
+    messages: messages.map(([role, message], id) => ({ id, message, role, time: at })),
+    initial_prompt: "p",
+    initial_prompt_sent: true,
+  });
+const texts = (text: string) =>
+  JSON.parse(text).messages.map((m: { id: number; message: string }) => `${m.id} ${m.message}`);
 
+describe("removeStatusLines", () => {
   it("removes a trailing spinner-only agent message and keeps everything else as it was", () => {
-    const text = state(a("banner"), u("do it"), a(`${SPINNER}\n${STEER}`));
-    const cleaned = removeStatusOnlyMessages(text);
-    expect(cleaned?.removed).toBe(1);
+    const text = state(a("banner"), u("do it"), a(SPINNER));
+    const cleaned = removeStatusLines(text);
+    expect(cleaned?.changed).toBe(1);
     const before = JSON.parse(text);
     expect(JSON.parse(cleaned!.text)).toEqual({ ...before, messages: before.messages.slice(0, 2) });
   });
 
   it("renumbers positional ids so the next message cannot collide", () => {
-    const cleaned = removeStatusOnlyMessages(state(a("banner"), a(SPINNER), u("again"), a("reply")));
-    const ids = JSON.parse(cleaned!.text).messages.map((m: { id: number; message: string }) => `${m.id} ${m.message}`);
-    expect(ids).toEqual(["0 banner", "1 again", "2 reply"]);
+    const cleaned = removeStatusLines(state(a("banner"), a(SPINNER), u("again"), a("reply")));
+    expect(texts(cleaned!.text)).toEqual(["0 banner", "1 again", "2 reply"]);
+  });
+
+  it("takes the spinner and the echoed ^C out of a cancelled turn's message, keeping Goose's words and the ids", () => {
+    const cleaned = removeStatusLines(state(a("banner"), u("do it"), a(CANCELLED)));
+    expect(cleaned?.changed).toBe(1);
+    expect(texts(cleaned!.text)).toEqual([
+      "0 banner",
+      "1 do it",
+      "2 Reading ci.yml\nYes — what would you like me to do?\n  ⏱ 3.1s",
+    ]);
   });
 
   it.each([
-    ["user messages, even ones that look like a spinner", state(u(SPINNER), a("reply"))],
+    ["user messages, even ones that look like a spinner", state(u(SPINNER), u(CANCELLED), a("reply"))],
     ["a clean chat", state(a("banner"), u("hi"), a("reply"))],
     ["a file that is not JSON", "{not json"],
     ["a file that is not a state file", "[]"],
   ])("never removes (returns null, writes nothing) from %s", (_name, text) => {
-    expect(removeStatusOnlyMessages(text)).toBeNull();
+    expect(removeStatusLines(text)).toBeNull();
   });
+});
+
+// The chat is cleaned where it is kept: at the stop, and again at the start that restores it (after a crash, no stop ran).
+it.each([
+  [
+    "the start that keeps it, and its backup",
+    (stateFile: string, text: string) =>
+      prepareChat(stateFile, {
+        action: "keep",
+        saved: { ...saved, text, summary: { kind: "valid", messages: 4, userMessages: 1, initialPromptSent: true } },
+        owner,
+        restart: false,
+      }),
+  ],
+  [
+    "the stop",
+    (stateFile: string) => verifyChatAfterStop({ stateFile, backupFile: null, persistence: true, wasRunning: true }),
+  ],
+])("the saved chat shows no status lines after %s", async (_name, step) => {
+  const dir = await fresh();
+  const stateFile = path.join(dir, "agentapi-state.json");
+  const text = state(a("banner"), u("do it"), a(CANCELLED), a(SPINNER));
+  await writeFile(stateFile, text);
+  await step(stateFile, text);
+  const files = [stateFile, ...(await readdir(dir)).filter((f) => f.endsWith(".bak")).map((f) => path.join(dir, f))];
+  for (const file of files)
+    expect(texts(await readFile(file, "utf8"))).toEqual([
+      "0 banner",
+      "1 do it",
+      "2 Reading ci.yml\nYes — what would you like me to do?\n  ⏱ 3.1s",
+    ]);
 });
 
 /** A folder holding a chat and five older set-aside chats, the most a start keeps. */

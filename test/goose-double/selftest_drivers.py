@@ -46,6 +46,8 @@ def pty_drive(goose, cwd, env, ev, limit, args, script):
       ("event", NAME)   wait for the next NAME event in the event log ev (written by this run)
       ("raw",)          wait until the double reads keys in raw mode (a question is drawn before
                         that, and an Enter typed earlier would reach it as a newline)
+      ("cooked",)       wait until the terminal is in canonical mode (the tty echoes and buffers
+                        typed text, and turns a ^C byte into SIGINT)
       ("sig", N)        send signal N to the double
       ("exit",)         wait for the double to exit
     Returns (terminal output, exit status), the status "running" when the double still runs after
@@ -117,6 +119,7 @@ def pty_drive(goose, cwd, env, ev, limit, args, script):
         ready, what = {"screen": (lambda: on_screen(step[1]), repr(step[1:])),
                        "event": (lambda: next_event(step[1]), "event " + repr(step[1:])),
                        "raw": (lambda: not termios.tcgetattr(fd)[3] & termios.ICANON, "raw mode"),  # both ends share modes
+                       "cooked": (lambda: termios.tcgetattr(fd)[3] & termios.ICANON, "canonical mode"),
                        "exit": (exited, "exit")}[kind]
         end = time.monotonic() + limit
         while not ready():

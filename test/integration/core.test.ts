@@ -108,7 +108,7 @@ for (const isTask of [false, true]) {
       expect(started.stdout).toContain("cold start");
       // Goose comes from PATH here (install_goose = false): the start still names its version.
       const reported = (await run(ws.goose.bin, ["--version"], { env: ws.env() })).stdout.trim();
-      expect(started.stdout).toContain(`\ngoose ${reported}: `);
+      expect(started.stdout).toContain(`goose-module: goose ${reported}: `);
       expect((await launchRecord(ws)).mode).toBe("cold");
       const warnings = output(started)
         .split("\n")

@@ -52,10 +52,16 @@ async function backupsIn(dir: string, name: string): Promise<string[]> {
     .map((e) => path.join(dir, e));
 }
 
-/** What Goose loaded into each of its sessions, by extension name. */
+/**
+ * What Goose loaded into each of its sessions from its config, by extension
+ * name. Goose saves its own platform extensions with every session too
+ * (todo, summon, "Extension Manager", …: type "platform",
+ * crates/goose/src/agents/platform_extensions/mod.rs, aaif-goose/goose
+ * v1.47.0; observed), whatever the config says.
+ */
 async function loaded(ws: Workspace) {
   return (await gooseSessionExtensionConfigs(ws.gooseDb)).map((saved) =>
-    Object.fromEntries(saved.map((extension) => [extension.name, extension])),
+    Object.fromEntries(saved.filter((e) => e.type !== "platform").map((extension) => [extension.name, extension])),
   );
 }
 

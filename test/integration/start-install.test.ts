@@ -220,7 +220,7 @@ describe("start script", () => {
     expect(mirror.together()).toBe("met");
     expect(first.stdout).toContain("downloads: agentapi verified; goose verified\n");
     // The start names the Goose it runs, as that Goose reported it.
-    expect(first.stdout).toContain(`\ngoose ${gooseVersion}: `);
+    expect(first.stdout).toContain(`goose-module: goose ${gooseVersion}: `);
 
     const agentapiBin = path.join(ws.moduleDir, "bin", "agentapi");
     expect((await lstat(agentapiBin)).isFile()).toBe(true);

@@ -448,12 +448,13 @@ describe("stop: restarts", () => {
       const result = await stop(ws, rendered);
 
       expect(result.code).toBe(0);
-      // Goose never got to its prompt: the stop waits out the turn bound, tries a cancel, saves
-      // again, and, with no prompt to type `/exit` at, falls back to SIGTERM.
+      // Goose never got to its prompt: the stop waits out the turn bound and tries a cancel,
+      // which ends a Goose still starting (upstream Goose 1.47.0 dies of SIGINT, a ^C byte
+      // included, until its session runs), and AgentAPI with it: nothing is left to signal.
       expect(phases(result.stdout).map((p) => p.name)).toEqual(stopPhases({ turnRan: true }));
       expect(result.stdout).toContain(`the agent was still busy after ${TURN_MS} ms and a cancel`);
-      expect(result.stdout).toContain("Goose is not idle at its prompt; sending SIGTERM");
-      expect(result.stdout).toContain("AgentAPI exited after SIGTERM");
+      expect(result.stdout).toMatch(/AgentAPI \(PID \d+\) had exited by itself meanwhile, so nothing was signalled/);
+      expect(result.stdout).not.toContain("sending SIGTERM");
       expect(result.stdout).not.toContain(GRACEFUL);
       expect(result.stdout).not.toContain("SIGKILL");
       const log = await agentapiLog(ws);

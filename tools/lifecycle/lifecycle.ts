@@ -8,6 +8,8 @@
 // Deliveries and replies are counted in Goose's own database, the same way for
 // both. Returns a structured report; the CLI in main.ts prints it and the e2e
 // test asserts on it.
+// Its setup steps are exported for `npm run compat` (tools/compat), which plays
+// other behaviours in the same kind of run.
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
@@ -116,7 +118,7 @@ interface RunDirs {
 }
 
 /** What every step shares once the workspace exists. */
-interface Run extends Plan, RunDirs {
+export interface Run extends Plan, RunDirs {
   ws: Workspace;
   coder: CoderEndpoint;
   workspaceId: string;
@@ -128,7 +130,7 @@ interface Versions {
   agentapi: string;
 }
 
-interface Template {
+export interface Template {
   start: string;
   stop: string;
   sessionName: string;
@@ -182,7 +184,7 @@ async function playLifecycle(run: Run): Promise<LifecycleReport> {
   return step("report: count the prompt deliveries", () => buildReport(run, versions, template, cycles));
 }
 
-async function step<T>(name: string, body: () => Promise<T>): Promise<T> {
+export async function step<T>(name: string, body: () => Promise<T>): Promise<T> {
   try {
     return await body();
   } catch (error) {
@@ -191,7 +193,7 @@ async function step<T>(name: string, body: () => Promise<T>): Promise<T> {
   }
 }
 
-function planRun(options: LifecycleOptions, began: number): Plan {
+export function planRun(options: LifecycleOptions, began: number): Plan {
   const mode: LifecycleMode = options.task ? "task" : "plain";
   const restarts = options.restarts ?? 1;
   if (!Number.isInteger(restarts) || restarts < 0)
@@ -216,7 +218,7 @@ function planRun(options: LifecycleOptions, began: number): Plan {
   };
 }
 
-async function createRunDir(): Promise<RunDirs> {
+export async function createRunDir(): Promise<RunDirs> {
   const runDir = await scratchDir("lifecycle");
   const dirs = { runDir, home: path.join(runDir, "home"), tfDir: path.join(runDir, "template") };
   await mkdir(dirs.home, { recursive: true });
@@ -228,7 +230,7 @@ async function createRunDir(): Promise<RunDirs> {
  * Starts the Coder endpoint and the workspace, runs `body` with them, then
  * closes both; the workspace's processes are removeRunDir's business.
  */
-async function withWorkspace<T>(plan: Plan, dirs: RunDirs, body: (run: Run) => Promise<T>): Promise<T> {
+export async function withWorkspace<T>(plan: Plan, dirs: RunDirs, body: (run: Run) => Promise<T>): Promise<T> {
   const coder = await step("start the local Coder endpoint", () => CoderEndpoint.start());
   try {
     const ws = await step(plan.useModelStub ? "start the local model stub" : "setup: create the workspace", () =>
@@ -289,7 +291,7 @@ function providerCredentials(): Record<string, string> {
   return found;
 }
 
-async function checkBinaries(run: Run): Promise<Versions> {
+export async function checkBinaries(run: Run): Promise<Versions> {
   const a = await runCommand(run.agentapi, ["--version"], { timeoutMs: 20_000 });
   if (a.code !== 0) throw new Error(`${run.agentapi} --version exited ${a.code}`);
   const g = await runCommand(run.goose.bin, ["--version"], { env: run.ws.env(), cwd: run.home, timeoutMs: 20_000 });
@@ -301,7 +303,7 @@ async function checkBinaries(run: Run): Promise<Versions> {
   return versions;
 }
 
-async function renderTemplate(run: Run): Promise<Template> {
+export async function renderTemplate(run: Run): Promise<Template> {
   const t0 = Date.now();
   const vars = {
     install_goose: "false",
@@ -523,7 +525,7 @@ async function buildReport(
   return report;
 }
 
-async function removeRunDir(plan: Plan, dirs: RunDirs): Promise<void> {
+export async function removeRunDir(plan: Plan, dirs: RunDirs): Promise<void> {
   if (plan.keep) {
     plan.log(
       `kept ${dirs.runDir} (home, rendered scripts, run-start.sh / run-stop.sh${plan.useModelStub ? ", model stub request log" : plan.goose.real ? "" : ", Goose double event log"})`,

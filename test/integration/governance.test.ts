@@ -363,8 +363,8 @@ describe("Agent Firewall", () => {
     await start(ws, rendered);
     // The firewall's 403, which Goose reports as an authentication failure,
     // wrapped at the 80 columns of AgentAPI's terminal.
-    const unwrapped = async () => (await chatText(ws)).replace(/\n/g, "");
-    await ws.waitFor("the blocked turn in the chat", async () => /Status: 403 Forbidden/.test(await unwrapped()));
+    const unwrapped = async () => (await chatText(ws)).replace(/\s+/g, "");
+    await ws.waitFor("the blocked turn in the chat", async () => /Status:403Forbidden/.test(await unwrapped()));
     expect(gateway.requests()).toEqual([]);
     // No answer: Goose stored the failed call alone (upstream Goose 1.47.0 stores it as an error message).
     expect((await assistantContent(ws)).flat().every((item) => item === "error authentication")).toBe(true);

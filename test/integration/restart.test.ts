@@ -53,10 +53,10 @@ async function exitCodes(ws: Workspace): Promise<string[]> {
     .filter(Boolean);
 }
 
-/** An agent message made of nothing but Goose's spinner, steer hint or blank lines. */
+/** An agent message made of nothing but Goose's spinner or blank lines. */
 function spinnerOnly(text: string): boolean {
   const lines = text.split("\n").filter((line) => line.trim() !== "");
-  return lines.every((line) => /^\s*[◐◓◑◒]\s/.test(line) || line.includes("[Enter steer"));
+  return lines.every((line) => /^\s*[◐◓◑◒]\s/.test(line));
 }
 
 /** Visible user messages that are not the task prompt: follow-ups and continuations. */
@@ -287,6 +287,45 @@ describe("a stop during a turn, and the restart after it", () => {
       return now.length >= saved.length ? now : null;
     });
     expect(restored.slice(0, saved.length).filter((m) => m.role === "agent" && spinnerOnly(m.content))).toEqual([]);
+    await stop(ws, rendered);
+  });
+
+  it("a turn the stop cancels: its spinner line and the echoed ^C reach neither the saved chat nor the restored one", async () => {
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { stop_turn_wait_seconds: 1, supervise: false });
+    await setTurnMs(ws, 200);
+    await start(ws, rendered);
+    await waitTurns(ws, 1);
+    await setTurnMs(ws, 600_000);
+    await sendWithoutWaiting(ws, "Run the whole test suite.");
+    await waitRunning(ws);
+    await ws.waitFor("the spinner in the chat", async () =>
+      /^[◐◓◑◒] {2}/mu.test((await ws.messages()).at(-1)?.content ?? ""),
+    );
+    // The stop's Ctrl+C cancels the turn; upstream Goose leaves the spinner's last
+    // frame on the screen, and the terminal's ^C before its answer to the cancel.
+    expect((await stop(ws, rendered)).stdout).toContain("was cancelled");
+    const goosesWords = (texts: string[]) => {
+      const text = texts.join("\n");
+      expect(text).toContain("Yes — what would you like me to do?");
+      expect(text).not.toMatch(/^[◐◓◑◒] {2}/mu);
+      expect(text).not.toContain("^C");
+    };
+    const saved = (await savedState(ws))!.messages;
+    goosesWords(saved.filter((m) => m.role === "agent").map((m) => m.message));
+
+    await setTurnMs(ws, 200);
+    await start(ws, rendered);
+    const restored = await ws.waitFor("the saved chat restored", async () => {
+      const now = await ws.messages().catch(() => []);
+      return now.length >= saved.length ? now : null;
+    });
+    goosesWords(
+      restored
+        .slice(0, saved.length)
+        .filter((m) => m.role === "agent")
+        .map((m) => m.content),
+    );
     await stop(ws, rendered);
   });
 

@@ -132,9 +132,8 @@ describe("start script", () => {
     const started = await starting;
     expectOk(started, "start script");
     expect(started.stdout).toContain("Goose has answered the task prompt");
-    // Received once, and answered: the double (and a real Goose when the message
-    // came before its live input) needs the start's Enter; a real Goose whose
-    // live input already ran may take it as a steer by itself.
+    // Received once, and answered: the terminal turned its Enter into a newline
+    // while Goose answered the prompt, so it needs the start's Enter.
     await ws.waitFor("Goose's answer to the message", async () => {
       const rows = await gooseMessages(ws.gooseDb);
       const asked = rows.filter((m) => m.role === "user" && m.userVisible && m.text === "Run the test suite.");

@@ -11,7 +11,7 @@ import { type GooseUnderTest, gooseUnderTest } from "./goose.js";
 import { gooseDeliveries, gooseReplies, gooseSessionsNamed } from "./goose-db.js";
 import { freePort } from "./ports.js";
 import { killProcessesWithEnv, processesWithEnv } from "./processes.js";
-import { coderCliStandinDir, scratchDir, tools } from "./repo.js";
+import { coderCliStandinDir, gooseDoubleDir, scratchDir, tools } from "./repo.js";
 import { type ScriptRuntime, scriptRuntime } from "./runtime.js";
 
 export interface WorkspaceOptions {
@@ -102,7 +102,11 @@ export class Workspace {
       ? this.stub
         ? { OPENAI_HOST: this.stub.url, OPENAI_API_KEY: "model-stub-key" }
         : {}
-      : { GOOSE_DOUBLE_EVENT_LOG: this.eventLog };
+      : // The facts folder by name: a copy of the double installed from a tarball has none beside it.
+        {
+          GOOSE_DOUBLE_EVENT_LOG: this.eventLog,
+          GOOSE_DOUBLE_FACTS_DIR: path.join(gooseDoubleDir, "..", "goose-facts"),
+        };
     const base = baseScriptEnv(this.home, [
       this.goose.pathDir,
       path.dirname(agentapiBinary),

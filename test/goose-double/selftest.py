@@ -157,7 +157,7 @@ check("list json: never-run sessions have model_config null, 0 messages, RFC 333
 FACTS = os.path.join(os.path.dirname(HERE), "goose-facts")
 FACTS_147 = json.loads(read(os.path.join(FACTS, "1.47.0.json")))
 def facts_used(version=None, **env):  # (file name, how it was chosen) from the start event
-    g("--version", GOOSE_DOUBLE_VERSION=version, **env)
+    g("info", GOOSE_DOUBLE_VERSION=version, **env)
     e = events("start")[-1]
     return os.path.basename(e.get("facts") or ""), e.get("facts_match")
 eq("facts: the default version reads 1.47.0.json", lambda: facts_used(), ("1.47.0.json", "exact"))
@@ -519,6 +519,51 @@ eq("... the text is a new user turn (2 rows) + reply", lambda: q("SELECT group_c
 write(H + "/more.md", "via file")
 o = out("run", "-rsn", "rt", "-i", H + "/more.md")
 check("run -rsn X -i FILE", "Goose double reply #3: received 8 chars: via file" in o)
+
+
+# ---- 4b. extensions that do not start (builder.rs load_extensions; observed with 1.47.0: the lines on
+# stderr before the banner, the failed ones left out of extension_data)
+fresh_home("failed-ext")
+os.makedirs(H + "/home/.config/goose")
+write(H + "/noexec", "#!/bin/sh\n")
+os.chmod(H + "/noexec", 0o644)
+def stdio(name, cmd):
+    return "  %s:\n    type: stdio\n    name: %s\n    cmd: %s\n    args: []\n    enabled: true\n    timeout: 30\n" % (
+        name, name, cmd)
+write(H + "/home/.config/goose/config.yaml", "extensions:\n" + stdio("broken", "/nonexistent/broken-mcp-server")
+      + stdio("noexec", H + "/noexec") + stdio("bare", "no-such-mcp-server-here") + stdio("works", "sh"))
+# "works" runs sh, no MCP server: the double runs no extension, so a command that can be started counts as started.
+def failure(name, reason):
+    return ["Warning: Failed to start extension '%s' (IO error: %s), continuing without it" % (name, reason),
+            "  Hint: once the session starts, ask goose to help debug the '%s' extension" % name]
+rc, o, e = streams("run", "-n", "fx", "-t", "hello")
+eq("failed extensions: on stderr, one warning and hint each (ENOENT for a missing path or name, EACCES for a "
+   "file that is not executable); a command found on PATH starts", lambda: (rc, e.split("\n")),
+   (0, failure("broken", "No such file or directory (os error 2)") + failure("noexec", "Permission denied (os error 13)")
+    + failure("bare", "No such file or directory (os error 2)")))
+check("failed extensions: Goose still runs the session", lambda: "goose is ready" in o and "Goose double reply #1" in o)
+SAVED = "SELECT extension_data FROM sessions WHERE name='%s'"
+eq("failed extensions: left out of the session's extension_data",
+   lambda: [x["name"] for x in json.loads(q(SAVED % "fx"))["enabled_extensions.v0"]["extensions"]], ["works"])
+eq("failed extensions: a resume does not start them again (the saved set)",
+   lambda: streams("run", "-r", "-n", "fx", "-t", "again")[2], "")
+write(H + "/home/.config/goose/config.yaml", "extensions:\n" + stdio("broken", "/nonexistent/broken-mcp-server"))
+o, last = ptyrun(["session", "-n", "fx-pty"], EXIT_AT_PROMPT)
+# The rows as the terminal keeps them: no colours or title; a carriage return (then erase) overwrites.
+shown = [row.rstrip("\r").rsplit("\r", 1)[-1]
+         for row in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", o).split("\n")]
+def wrapped_at_80(rows):  # the rows an 80-column terminal shows
+    return [r[i:i + 80] for r in rows for i in range(0, max(len(r), 1), 80)]
+eq("failed extensions: on the terminal before the banner, the facts' screen.failed_extension_wrapped at 80 columns",
+   lambda: (wrapped_at_80(shown[:shown.index("    __( O)>  ● new session · openai m") - 1]), last),
+   (FACTS_147["screen"]["failed_extension_wrapped"], "0"))
+bad = json.loads(json.dumps(FACTS_147))
+bad["screen"]["failed_extension"] = "Warning: extension 'NAME' did not start: REASON"
+os.makedirs(WORK + "/facts-bad")
+write(WORK + "/facts-bad/1.47.0.json", json.dumps(bad))
+check("facts whose failed_extension_wrapped is not failed_extension's text: refused, exit 1", lambda: re.fullmatch(
+    r"1:goose double: .*1\.47\.0\.json: screen\.failed_extension_wrapped does not start with screen\.failed_extension",
+    run_g("info", GOOSE_DOUBLE_FACTS_DIR=WORK + "/facts-bad")))
 
 
 # ---- 5. AgentAPI end to end

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import {
   type GooseMessage,
   gooseMessages,
+  gooseSessionExtensions,
   repoRoot,
   resourceValues,
   run,
@@ -474,5 +475,37 @@ describe("start script", () => {
 
     // Names that could reach a shell are refused when the template is applied.
     await expect(render(ws, { session_name: "x; touch PWNED" })).rejects.toThrow(/session_name/);
+  });
+
+  // Goose goes on without a stdio extension whose command it cannot start, and
+  // says so only on its screen, before its banner ("Warning: Failed to start
+  // extension 'NAME' (REASON), continuing without it": load_extensions in
+  // crates/goose-cli/src/session/builder.rs at v1.47.0). The start passes it on.
+  it("an additional extension whose command does not exist: the start warns with its name and Goose's reason, and Goose still answers", async () => {
+    const ws = await newWorkspace();
+    // args is required: ExtensionConfig::Stdio has no default for it (crates/goose/src/agents/extension.rs
+    // at v1.47.0), and Goose skips an entry it cannot read, saying so only in its log (config/extensions.rs).
+    const broken =
+      "broken:\n  type: stdio\n  name: broken\n  cmd: /nonexistent/broken-mcp-server\n  args: []\n  enabled: true\n  timeout: 30\n";
+    const rendered = await render(ws, { additional_extensions: broken });
+
+    const started = await ws.runScript(rendered.start);
+    expectOk(started, "start script");
+    const warned = started.stdout.split("\n").filter((line) => line.includes("'broken'"));
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^goose-module: warning: Goose runs without its extension 'broken', which did not start: .*No such file or directory/,
+      ),
+    ]);
+
+    await waitTurns(ws, 1);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    const before = await ws.replies();
+    await ws.send("Are you still there?");
+    expect(await ws.replies()).toBe(before + 1);
+    // Goose ran the session without it: a failed extension is not saved with the session.
+    const [saved] = await gooseSessionExtensions(ws.gooseDb);
+    expect(saved).toContain("Coder");
+    expect(saved).not.toContain("broken");
   });
 });

@@ -10,7 +10,7 @@ set -a
 . .tools/env.sh
 set +a
 mkdir -p .tmp
-# The npm packages load from node_modules (see tools/lifecycle.sh).
+# The npm packages load from node_modules (see tools/run-bundled.sh).
 node_modules/.bin/esbuild bench/main.ts --bundle --platform=node --format=esm --target=node18 \
   --packages=external --log-level=warning --outfile=.tmp/bench-main.mjs
 exec node .tmp/bench-main.mjs "$@"

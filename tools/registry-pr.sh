@@ -12,7 +12,7 @@ set -a
 . .tools/env.sh
 set +a
 # A private bundle name first, so two runs at once never read a half-written file; the npm
-# packages load from node_modules (see tools/lifecycle.sh).
+# packages load from node_modules (see tools/run-bundled.sh).
 mkdir -p .tmp
 node_modules/.bin/esbuild tools/registry-pr/main.ts --bundle --platform=node --format=esm --target=node18 \
   --packages=external --log-level=warning --outfile=".tmp/registry-pr.$$.mjs"

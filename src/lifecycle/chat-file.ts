@@ -188,7 +188,8 @@ export async function prepareChat(
 
 /**
  * After AgentAPI is gone: puts back the copy taken at start if AgentAPI wrote
- * a near-empty chat over it, and takes Goose's status lines out of the chat. Returns true when the chat of this run is lost.
+ * a near-empty chat over it, and takes Goose's status lines out of the chat.
+ * Returns true when the chat of this run is lost.
  */
 export async function verifyChatAfterStop(opts: {
   stateFile: string;

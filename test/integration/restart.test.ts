@@ -81,6 +81,19 @@ async function waitRunning(ws: Workspace): Promise<void> {
   await ws.waitFor("a running turn", async () => (await ws.status()) === "running");
 }
 
+/** A workspace whose Goose answered its task prompt and now runs a turn that does not end by itself. */
+async function turnRunning(): Promise<{ ws: Workspace; rendered: Rendered }> {
+  const ws = await newWorkspace();
+  const rendered = await render(ws, { stop_turn_wait_seconds: 1, supervise: false });
+  await setTurnMs(ws, 200);
+  await start(ws, rendered);
+  await waitTurns(ws, 1);
+  await setTurnMs(ws, 600_000);
+  await sendWithoutWaiting(ws, "Run the whole test suite.");
+  await waitRunning(ws);
+  return { ws, rendered };
+}
+
 /**
  * Start, and stop while Goose answers the task prompt and the start still
  * waits for that answer: the stop wins, and the start fails saying so.
@@ -256,14 +269,7 @@ describe("a stop during a turn, and the restart after it", () => {
   });
 
   it("a later turn with its spinner drawn, Goose hung in it: no spinner-only message is saved, nor restored", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws, { stop_turn_wait_seconds: 1, supervise: false });
-    await setTurnMs(ws, 200);
-    await start(ws, rendered);
-    await waitTurns(ws, 1);
-    await setTurnMs(ws, 600_000);
-    await sendWithoutWaiting(ws, "Run the whole test suite.");
-    await waitRunning(ws);
+    const { ws, rendered } = await turnRunning();
     const shown = await ws.waitFor("the spinner in the chat", async () => {
       const last = (await ws.messages()).at(-1);
       return last?.role === "agent" && spinnerOnly(last.content) && last.content.trim() !== "" ? last : null;
@@ -291,14 +297,7 @@ describe("a stop during a turn, and the restart after it", () => {
   });
 
   it("a turn the stop cancels: its spinner line and the echoed ^C reach neither the saved chat nor the restored one", async () => {
-    const ws = await newWorkspace();
-    const rendered = await render(ws, { stop_turn_wait_seconds: 1, supervise: false });
-    await setTurnMs(ws, 200);
-    await start(ws, rendered);
-    await waitTurns(ws, 1);
-    await setTurnMs(ws, 600_000);
-    await sendWithoutWaiting(ws, "Run the whole test suite.");
-    await waitRunning(ws);
+    const { ws, rendered } = await turnRunning();
     await ws.waitFor("the spinner in the chat", async () =>
       /^[◐◓◑◒] {2}/mu.test((await ws.messages()).at(-1)?.content ?? ""),
     );

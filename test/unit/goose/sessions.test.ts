@@ -160,7 +160,7 @@ beforeAll(async () => {
         s("20261122_4", "sched", undefined, { type: "scheduled" }),
       ],
       s("20261122_5", "x' OR 1=1; --"),
-      ...[s("bang1", "bang"), s("tool1", "tool")],
+      ...[s("bang1", "bang"), s("tool1", "tool"), s("bangmodel1", "bangmodel")],
       ...FAILED_TURNS.map(([, session]) => s(session, session)),
     ],
     [
@@ -179,6 +179,9 @@ beforeAll(async () => {
       ...BANG_ROWS("bang", "bang_shell_01a21ca1-17e1-7772-a33e-09bf333b724d"),
       // A tool result of the model's own call, the turn cut off before its answer: interrupted.
       ...BANG_ROWS("tool", "call_abc123", "fix the build"),
+      // A `!` message Goose sent to the model (upstream after 1.47.0 without GOOSE_STATE_MACHINE,
+      // read from source), stopped before its answer: a turn like any other, interrupted.
+      ...[m("bangmodel1", "user", "!echo hi", 300, undefined, "msg_bang"), m("bangmodel1", "user", TC, 300, CTX)],
       ...[m("a", "user", "a", 1_700_000_000), m("b", "user", "b", 1_800_000_000), m("old", "user", "x", 1_600_000_000)],
       ...[m("seconds", "user", "s", 1_800_000_000), m("millis", "user", "m", 1_700_000_000_000)],
       ...FAILED_TURNS.flatMap(([, session, stored]) =>
@@ -240,6 +243,7 @@ describe("sessionQuery against a real database", () => {
     // A `!` command's turn ends with its tool result: answered, no model to wait for.
     ["bang", { visible_messages: 3, last_role: "user", last_text: null }, tail(3, "user", "", "msg_result")],
     ["tool", { visible_messages: 3, last_role: "user" }, tail(3, "user", "", "msg_result", true)],
+    ["bangmodel", { visible_messages: 1, last_role: "user" }, tail(1, "user", "!echo hi", "msg_bang", true)],
     // Rows without metadata (older schemas) are visible.
     ["old-schema", { visible_messages: 1, last_role: "user" }, expect.anything()],
   ])("reads session %s", async (name, row, want) => {

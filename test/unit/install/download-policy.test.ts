@@ -35,10 +35,19 @@ it.each([
   ["https://[fe80::1]/x", "https://github.com/r", false],
   ["https://[::ffff:127.0.0.1]/x", "https://github.com/r", false],
   ["https://[::ffff:10.0.0.1]/x", "https://github.com/r", false],
+  // IPv4 carried in IPv6 is judged as that IPv4; local-use NAT64 and site-local are local.
+  ["https://[::ffff:0:127.0.0.1]/x", "https://github.com/r", false], // SIIT, RFC 2765
+  ["https://[::127.0.0.1]/x", "https://github.com/r", false], // IPv4-compatible, RFC 4291
+  ["https://[64:ff9b::169.254.169.254]/latest/meta-data", "https://github.com/r", false], // NAT64, RFC 6052
+  ["https://[64:ff9b:1::1]/x", "https://github.com/r", false], // local-use NAT64, RFC 8215
+  ["https://[2002:7f00:1::]/x", "https://github.com/r", false], // 6to4, RFC 3056
+  ["https://[fec0::1]/x", "https://github.com/r", false], // site-local, RFC 3879
   ["https://172.32.0.1/x", "https://github.com/r", true],
   ["https://100.128.0.1/x", "https://github.com/r", true],
   ["https://[2606:4700::1111]/x", "https://github.com/r", true],
   ["https://[::ffff:8.8.8.8]/x", "https://github.com/r", true],
+  ["https://[64:ff9b::8.8.8.8]/x", "https://github.com/r", true],
+  ["https://[2002:808:808::1]/x", "https://github.com/r", true],
   ["https://10.0.0.9/x", "https://10.0.0.5/mirror", true],
   ["https://mirror.internal/x", "https://10.0.0.5/mirror", true],
 ])("redirectProblem %s from %s allowed: %s", (url, from, allowed) => {
@@ -57,6 +66,7 @@ it.each([
   ["https://v6.example.com/x", "https://github.com/r", ["fe80::1"], [], false],
   ["https://mapped.example.com/x", "https://github.com/r", ["::ffff:127.0.0.1"], [], false],
   ["https://mapped.example.com/x", "https://github.com/r", ["::ffff:7f00:1"], [], false],
+  ["https://v6.example.com/x", "https://github.com/r", ["fe80::1%eth0"], [], false],
   // A configured URL whose name is on the private network may lead there.
   ["https://cdn.corp.example/x", "https://artifactory.corp.example/r", ["10.0.0.9"], ["10.0.0.5"], true],
   ["https://10.0.0.9/x", "https://artifactory.corp.example/r", [], ["10.0.0.5"], true],
@@ -82,9 +92,33 @@ it.each([
   ["::", true],
   ["fc00::2", true],
   ["::ffff:192.168.1.1", true],
+  ["0:0:0:0:0:ffff:7f00:1", true],
+  ["::ffff:0:127.0.0.1", true],
+  ["::ffff:0:a00:1", true],
+  ["::127.0.0.1", true],
+  ["::7f00:1", true],
+  ["64:ff9b::7f00:1", true],
+  ["64:ff9b::a9fe:a9fe", true],
+  ["64:ff9b::192.168.0.1", true],
+  ["64:ff9b:1::808:808", true],
+  ["2002:7f00:1::", true],
+  ["2002:a9fe:a9fe::1", true],
+  ["fec0::1", true],
+  ["feff::1", true],
+  ["fe80::1%eth0", true],
+  ["::1%lo", true],
   ["8.8.8.8", false],
   ["2001:4860:4860::8888", false],
   ["::ffff:8.8.8.8", false],
+  ["::ffff:0:808:808", false],
+  ["::8.8.8.8", false],
+  ["64:ff9b::808:808", false],
+  ["64:ff9b::8.8.8.8", false],
+  ["64:ff9b:2::1", false],
+  ["2002:808:808::1", false],
+  ["2606:4700::1111%eth0", false],
+  ["fc::1", false], // 00fc::, not fc00::/7
+  ["fe8::1", false], // 0fe8::, not fe80::/10
   ["localhost", false],
   ["", false],
 ])("isLocalAddress %s: %s", (address, local) => {

@@ -22,12 +22,13 @@ const require = __cr(import.meta.url);
 `;
 
 // The supervisor's sh source (start/start-supervisor.ts), as text without its
-// comment lines: they would only grow the coder_script and the command line.
+// comment lines and indentation (sh reads past it; the file has no
+// here-document): they would only grow the coder_script and the command line.
 const shText = {
   name: "sh-text",
   setup(b) {
     b.onLoad({ filter: /\.sh$/ }, ({ path }) => ({
-      contents: readFileSync(path, "utf8").replace(/^\s*#.*\n/gm, ""),
+      contents: readFileSync(path, "utf8").replace(/^\s*#.*\n/gm, "").replace(/^[ \t]+/gm, ""),
       loader: "text",
     }));
   },

@@ -1,9 +1,11 @@
 import { saveBeforeStop } from "./agentapi/state-save.js";
 import { mayTypeExit } from "./goose/mode.js";
 import { log, phase, reportFatal, warn } from "./lib/log.js";
+import { portListeners } from "./lib/port-owner.js";
 import { endAgentapi, settleTurn } from "./lifecycle/agentapi-end.js";
 import { verifyChatAfterStop } from "./lifecycle/chat-file.js";
 import { identities, readLaunchRecord, recordStopFindings, watchedFiles } from "./lifecycle/launch-record.js";
+import { endLeftovers } from "./lifecycle/leftovers.js";
 import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle/lock.js";
 import { recordStop } from "./lifecycle/stop-request.js";
 import { homeDir, parseStopConfig, takeScriptInputs } from "./settings/config.js";
@@ -84,6 +86,11 @@ async function stop(
           atPrompt: turn?.atPrompt ?? false,
         }),
   );
+  // Once this stop ended the AgentAPI it found, or when nothing listens on
+  // its port: an AgentAPI the stop could not name stays untouched, with all it runs.
+  await phase("leftovers", async () => {
+    if (agentapiPid !== null || (await portListeners(port)).length === 0) await endLeftovers(paths.dir);
+  });
   const lost = await phase("verify", () =>
     verifyChatAfterStop({
       stateFile,

@@ -64,9 +64,10 @@ locals {
   }
 
   # Coder stores both scripts with every workspace build, so the rendered
-  # wrapper drops the template's comment lines (not the #! line); the template
-  # keeps them for its readers.
-  comment_lines = "/(?m)^[ \\t]*#[^!\\n]*\\n/"
+  # wrapper drops the template's comment lines (not the #! line) and its
+  # indentation, which sh reads past (the template has no here-document); the
+  # template keeps both for its readers.
+  comment_lines = "/(?m)^[ \\t]*#[^!\\n]*\\n|^[ \\t]+/"
 
   start_wrapper = replace(templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
     name         = "start"

@@ -10,11 +10,12 @@ import { StepError } from "../lib/log.js";
 // inside it, and its session helpers outside). Goose's tool calls run as the
 // workspace user, so they can rewrite every one of these that the user can
 // write, and the next launch would run what they now hold. The start
-// measures them; the supervisor keeps the measurements in its settings,
-// which live in its own memory (an environment variable the start gives it), not in
-// a file, and each restart measures again and refuses to launch on any change.
-// Only a file that root owns, in folders only root can write, cannot change
-// behind the start's back: it is recognised as such and not hashed.
+// measures them. Only a file that root owns, in folders only root can write,
+// cannot change behind the start's back: it is recognised as such and not
+// hashed, and the supervisor runs them only when all are such
+// (supervisorRefusals). It keeps the measurements in its settings, which live
+// in its own memory (an environment variable the start gives it), not in a
+// file, and each restart measures again and refuses to launch on any change.
 
 /** One file a launch depends on, as measured: "root" (only root can change it), "missing", or its SHA-256. */
 export interface Measured {
@@ -197,9 +198,42 @@ export async function checkContainment(verified: Measured[], uid: number): Promi
     );
 }
 
+const writablePaths = (measured: Measured[]) => measured.filter((m) => m.state !== ROOT_ONLY).map((m) => m.path);
+
 /** The start's line about files the workspace user, and so Goose's tool calls, can rewrite. */
 export function writableWarning(measured: Measured[]): string | null {
-  const writable = measured.filter((m) => m.state !== ROOT_ONLY).map((m) => m.path);
+  const writable = writablePaths(measured);
   if (writable.length === 0) return null;
-  return `agent_firewall: ${writable.join(", ")} can be rewritten by the workspace user, and so by Goose's tool calls. The supervisor relaunches Goose only while they are unchanged, but the next workspace start runs what they hold then. Make them root's in the image (the README's AI governance section says how) to make the firewall hold.`;
+  return `agent_firewall: ${writable.join(", ")} can be rewritten by the workspace user, and so by Goose's tool calls: the supervisor will not relaunch Goose, and the next start runs what they hold then. Make them root's (README, AI governance) to make the firewall hold.`;
+}
+
+/** What the supervisor must not do once Goose has run, and why; "" where it may. */
+export interface SupervisorRefusals {
+  restart: string;
+  autosave: string;
+}
+
+/**
+ * With a firewall, a supervisor's restart runs the measured files outside it
+ * (AgentAPI, goose's session commands, the firewall's own), and its autosave
+ * runs the runtime. A file the workspace user can write cannot be checked
+ * and then run: Goose's tool calls run as that user, so one can change it
+ * after any check (a rename between the hash and the exec), and a copy or an
+ * open descriptor of the module's is that user's too (/proc/<pid>/fd). Only
+ * root's files hold still, so only with them does the supervisor run anything.
+ */
+export function supervisorRefusals(measured: Measured[], firewalled: boolean): SupervisorRefusals {
+  if (!firewalled) return { restart: "", autosave: "" };
+  const writable = writablePaths(measured);
+  const runtime = measured.find((m) => m.role === RUNTIME_ROLE && m.state !== ROOT_ONLY);
+  return {
+    restart:
+      writable.length === 0
+        ? ""
+        : `Restart the workspace to bring Goose back, and make ${writable.join(", ")} root's (README, AI governance) for the supervisor to relaunch it: with agent_firewall it runs only root's files, which no command Goose ran can change between its check and the launch`,
+    autosave:
+      runtime === undefined
+        ? ""
+        : `the runtime ${runtime.path}, which the autosave runs outside the Agent Firewall, can be rewritten by the workspace user; make it root's to have the chat saved after every turn`,
+  };
 }

@@ -5,6 +5,7 @@ import { expandHome, gatewayEnv } from "../goose/governance.js";
 import { writePromptFile } from "../goose/task-prompt.js";
 import { phase, warn } from "../lib/log.js";
 import { writeLaunchRecord } from "../lifecycle/launch-record.js";
+import { endLeftovers, runMark } from "../lifecycle/leftovers.js";
 import { decideAccess } from "../settings/access-lists.js";
 import type { StartConfig } from "../settings/config.js";
 import { launchAgentapi } from "./agentapi-process.js";
@@ -76,6 +77,7 @@ export async function launchGoose(opts: {
       configLayer: paths.gooseLayer,
     });
 
+  await endLeftovers(paths.dir);
   // Before any of them runs: goose's session helpers run outside the firewall.
   const containment = await confinement(opts, envWith(false).PATH ?? "");
 
@@ -99,7 +101,7 @@ export async function launchGoose(opts: {
   const persistence: PersistenceFiles | null = gate.enabled
     ? { stateFile: paths.stateFile, pidFile: paths.pidFile }
     : null;
-  const launchEnv = envWith(true);
+  const launchEnv = { ...envWith(true), ...runMark(paths.dir) };
   const stateBackup = persistence ? await prepareSavedChat(paths, plan) : null;
   const promptFile = await writePromptFile(paths.promptFile, goose.prompt, plan.decision.mode);
   const session: GooseSession =

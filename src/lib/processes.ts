@@ -76,6 +76,22 @@ export async function listPids(): Promise<number[]> {
   return entries.filter((entry) => /^[0-9]+$/.test(entry)).map(Number);
 }
 
+/**
+ * Live processes, this one aside, whose environment holds `entry`
+ * ("NAME=value"). /proc/<pid>/environ is what a process was started with, so
+ * only a process that replaced its whole environment lacks an entry its
+ * parent gave it; another user's cannot be read and is never named.
+ */
+export async function startedWith(entry: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of await listPids()) {
+    if (pid === process.pid) continue;
+    const environ = await readFile(`/proc/${pid}/environ`, "utf8").catch(() => "");
+    if (environ.split("\0").includes(entry) && (await isRunning(pid))) found.push(pid);
+  }
+  return found;
+}
+
 /** Direct children of a process (the agent runs in its own session under AgentAPI). */
 export async function childPids(parent: number): Promise<number[]> {
   const children: number[] = [];

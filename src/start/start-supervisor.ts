@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import type { DecidedGate } from "../agentapi/version-gate.js";
 import { gooseSessionsDb } from "../goose/sessions.js";
-import { type Measured, ROOT_ONLY, RUNTIME_ROLE } from "../launch/containment.js";
+import { type Measured, supervisorRefusals } from "../launch/containment.js";
 import type { InstalledTools } from "../launch/launch.js";
 import { LOG_LIMITS } from "../lib/command-log.js";
 import { log, warn } from "../lib/log.js";
@@ -12,18 +12,6 @@ import { supervisorDocument } from "../supervisor/document.js";
 import { claimSupervisorPid, findSupervisor, spawnSupervisor, supervisorLog } from "../supervisor/process.js";
 // esbuild's text loader (build.mjs) embeds the file.
 import SUPERVISOR_SH from "../supervisor/supervisor.sh";
-
-/**
- * The runtime's SHA-256 as the start measured it (containment.ts), which the
- * supervisor checks before each restart and save it runs the runtime for
- * (supervisor.sh): it is that check's only copy, since the restart's own
- * check runs in the runtime. Empty when there is no firewall or only root
- * can change it.
- */
-function runtimeDigest(containment: Measured[]): string {
-  const runtime = containment.find((m) => m.role === RUNTIME_ROLE);
-  return runtime === undefined || runtime.state === ROOT_ONLY ? "" : runtime.state;
-}
 
 /**
  * The start's last step: leaves one supervisor running beside AgentAPI. The
@@ -55,7 +43,8 @@ export async function startSupervisor(opts: {
     stops: opts.stopsSeen,
     containment: opts.containment,
   });
-  const runtimeSha256 = runtimeDigest(opts.containment);
+  const refused = supervisorRefusals(opts.containment, opts.config.goose.commandPrefix.length > 0);
+  const autosave = opts.gate.enabled && refused.autosave === "";
   try {
     const pid = await spawnSupervisor({
       paths,
@@ -68,7 +57,7 @@ export async function startSupervisor(opts: {
         CODER_MODULE_SETTINGS: gzipSync(JSON.stringify(document)).toString("base64"),
         GOOSE_MODULE_RUNTIME: process.execPath,
         GOOSE_MODULE_RUNTIME_KIND: process.versions.bun ? "bun" : "node",
-        GOOSE_MODULE_RUNTIME_SHA256: runtimeSha256,
+        GOOSE_MODULE_NO_RESTART: refused.restart,
         GOOSE_MODULE_TOKEN_ENV: opts.config.goose.aiGateway.enabled ? opts.config.goose.aiGateway.tokenEnv : "",
         GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
         GOOSE_MODULE_AGENTAPI_LOG: paths.agentapiLog,
@@ -78,10 +67,10 @@ export async function startSupervisor(opts: {
         GOOSE_MODULE_LOG_MAX_BYTES: String(LOG_LIMITS.maxBytes),
         GOOSE_MODULE_LOG_GENERATIONS: String(LOG_LIMITS.generations),
         // Empty: no autosave.
-        GOOSE_MODULE_SESSIONS_DB: opts.gate.enabled ? gooseSessionsDb(process.env, homeDir()) : "",
-        GOOSE_MODULE_WATCH_NOTE: opts.gate.enabled
+        GOOSE_MODULE_SESSIONS_DB: autosave ? gooseSessionsDb(process.env, homeDir()) : "",
+        GOOSE_MODULE_WATCH_NOTE: autosave
           ? "; the chat is saved after every turn"
-          : `; no autosave (${opts.gate.reason})`,
+          : `; no autosave (${opts.gate.enabled ? refused.autosave : opts.gate.reason})`,
       },
     });
     const claim = await claimSupervisorPid(paths, opts.stopsSeen, pid);
@@ -89,9 +78,8 @@ export async function startSupervisor(opts: {
       signal(pid, "SIGTERM");
       return log(`${claim.leave}; the new supervisor left`);
     }
-    log(
-      `supervisor (PID ${pid}) watches AgentAPI and restarts it if it exits without a stop; log: ${supervisorLog(paths)}`,
-    );
+    const restarts = refused.restart === "" ? "restarts it if it exits without a stop" : "will not restart it";
+    log(`supervisor (PID ${pid}) watches AgentAPI and ${restarts}; log: ${supervisorLog(paths)}`);
   } catch (error) {
     if (await stopped()) return log("the workspace's stop script ran while the supervisor was starting; it left");
     warn(`the supervisor did not start, so nothing restarts AgentAPI if it exits: ${(error as Error).message}`);

@@ -19,7 +19,7 @@ kind=$GOOSE_MODULE_RUNTIME_KIND
 pid_file=$GOOSE_MODULE_AGENTAPI_PID_FILE
 db=$GOOSE_MODULE_SESSIONS_DB
 note=$GOOSE_MODULE_WATCH_NOTE
-runtime_sum=$GOOSE_MODULE_RUNTIME_SHA256
+no_restart=$GOOSE_MODULE_NO_RESTART
 token_env=$GOOSE_MODULE_TOKEN_ENV
 agent_log=$GOOSE_MODULE_AGENTAPI_LOG
 own_log=$GOOSE_MODULE_SUPERVISOR_LOG
@@ -30,7 +30,7 @@ record=$GOOSE_MODULE_LAUNCH_RECORD
 # Nothing this loop starts inherits them (AgentAPI and Goose least of all).
 unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_RUNTIME_KIND \
   GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE \
-  GOOSE_MODULE_RUNTIME_SHA256 GOOSE_MODULE_TOKEN_ENV GOOSE_MODULE_AGENTAPI_LOG GOOSE_MODULE_LOG_MAX_BYTES \
+  GOOSE_MODULE_NO_RESTART GOOSE_MODULE_TOKEN_ENV GOOSE_MODULE_AGENTAPI_LOG GOOSE_MODULE_LOG_MAX_BYTES \
   GOOSE_MODULE_LOG_GENERATIONS GOOSE_MODULE_SUPERVISOR_LOG GOOSE_MODULE_SUPERVISOR_PID GOOSE_MODULE_LAUNCH_RECORD
 nl='
 '
@@ -109,8 +109,8 @@ pause() {
 }
 
 # Adds a give-up to the launch record as the restart helper does
-# (recordSupervisorGaveUp in lifecycle/launch-record.ts), for when the helper's
-# runtime is what cannot be run. The record is the JSON object the start
+# (recordSupervisorGaveUp in lifecycle/launch-record.ts), for when nothing may
+# be relaunched, so no helper runs. The record is the JSON object the start
 # wrote, so a "supervisor" member goes in before its closing brace, the reason
 # as a JSON string: backslash and quote escaped, control characters shown as
 # "?". The new record replaces the old by a rename, so a reader sees one or
@@ -138,26 +138,6 @@ record_give_up() {
   rm -f "$tmp"
 }
 
-# With agent_firewall the start gives the runtime's SHA-256 (unless only root
-# can change it): the runtime runs outside the firewall, so a runtime that
-# changed since the start verified it is never run. Nothing is relaunched
-# then; the launch record and the log say why, and the next workspace start
-# repeats it.
-runtime_unchanged() {
-  [ -z "$runtime_sum" ] && return 0
-  # From stdin: given a name with a backslash or a newline, sha256sum
-  # escapes it and starts its line with a backslash.
-  now=$({ sha256sum || shasum -a 256; } < "$runtime" 2> /dev/null)
-  now=${now%% *}
-  [ "$now" = "$runtime_sum" ] && return 0
-  reason="Check $runtime, then restart the workspace: the runtime that runs the supervisor's restarts and saves outside the Agent Firewall changed since the start verified it (SHA-256 ${now:-unreadable}, was $runtime_sum), so nothing is relaunched. If nobody meant to change it, Goose or a command it ran did"
-  record_give_up "$reason"
-  log "gave up: $reason"
-  term_children
-  wait
-  leave 1
-}
-
 # The end of run_mode's pipeline, in a child process of its own (as every
 # element of a background pipeline is), so what it changes is that child's
 # alone, and its `exec` keeps $! the runtime's PID. Only a restart, which
@@ -174,7 +154,6 @@ start_helper() {
 # Starts the start script's code in the background, as the coder_script does
 # (run.sh.tftpl): decoded from its gzip+base64 text into the runtime's stdin.
 run_mode() {
-  runtime_unchanged
   printf '%s' "$script" | base64 -d | gzip -dc | start_helper "$@" &
 }
 
@@ -206,7 +185,16 @@ autosave() {
 # Exit codes of the restart mode (supervisor.ts): 0 AgentAPI runs again,
 # 10 the restart failed and the policy decides again, 20 stand down.
 # The policy gives up after a bounded number of failures, so this loop ends.
+# With agent_firewall and a file that confines Goose the workspace user can
+# write, the start says why nothing may be relaunched (supervisorRefusals in
+# launch/containment.ts), and nothing runs: the launch record and the log say
+# so, and the next workspace start repeats it.
 restart() {
+  if [ -n "$no_restart" ]; then
+    record_give_up "$no_restart"
+    log "gave up: $no_restart"
+    leave 1
+  fi
   while :; do
     run_mode goose-module-restart "$dir" "$1"
     child=$!

@@ -64,7 +64,12 @@ export function coderAgentEnv(opts: {
 
 export function runCoderScript(
   script: string,
-  opts: { home: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+  opts: { home: string; env: NodeJS.ProcessEnv; timeoutMs?: number; user?: { uid: number; gid: number } },
 ): Promise<RunResult> {
-  return run("/bin/sh", ["-c", script], { cwd: opts.home, env: opts.env, timeoutMs: opts.timeoutMs ?? 120_000 });
+  return run("/bin/sh", ["-c", script], {
+    cwd: opts.home,
+    env: opts.env,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    user: opts.user,
+  });
 }

@@ -26,6 +26,8 @@ export async function run(
     input?: string;
     /** Called with the whole stdout so far each time more arrives, to act while the command runs. */
     onStdout?: (stdout: string) => void;
+    /** Another user to run it as (this process must be root). */
+    user?: { uid: number; gid: number };
   } = {},
 ): Promise<RunResult> {
   const started = Date.now();
@@ -38,6 +40,8 @@ export async function run(
     killSignal: "SIGKILL",
     reject: false,
     stripFinalNewline: false,
+    uid: opts.user?.uid,
+    gid: opts.user?.gid,
   });
   let stdout = "";
   subprocess.stdout.on("data", (d) => {

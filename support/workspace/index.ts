@@ -42,4 +42,4 @@ export {
 export { coderCliStandinDir, GOOSE_DOUBLE, gooseDoubleDir, repoRoot, scratchDir, tools } from "./repo.js";
 export { machineRuntime, pathOffering, type ScriptRuntime, scriptRuntime } from "./runtime.js";
 export { agentSignals, SUPERVISOR_FALLBACK } from "./signals.js";
-export { Workspace } from "./workspace.js";
+export { Workspace, type WorkspaceOptions, type WorkspaceUser } from "./workspace.js";

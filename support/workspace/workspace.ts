@@ -1,7 +1,7 @@
 // A throwaway workspace: its own HOME and port, the Goose under test (the
 // double, or a real Goose with a model stub of its own), and the ways to look
 // at it: its scripts' runs, AgentAPI, Goose's database, its processes.
-import { mkdir, readFile } from "node:fs/promises";
+import { chown, mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { type ModelStub, startModelStub } from "../model-stub/server.js";
 import { AgentApiClient, type ChatMessage } from "./agentapi-client.js";
@@ -30,6 +30,26 @@ export interface WorkspaceOptions {
   runtime?: ScriptRuntime;
   /** The bound for each wait on the agent (default 60 s). */
   agentTimeoutMs?: number;
+  /**
+   * Another user to run the scripts as (this process must be root), who then
+   * owns HOME: a workspace whose root-owned files its user cannot change.
+   */
+  user?: WorkspaceUser;
+}
+
+export interface WorkspaceUser {
+  uid: number;
+  gid: number;
+}
+
+/** `dir` and everything under it given to `user`, links themselves and never what they point at. */
+async function chownTree(dir: string, user: WorkspaceUser): Promise<void> {
+  await chown(dir, user.uid, user.gid);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await chownTree(full, user);
+    else if (!entry.isSymbolicLink()) await chown(full, user.uid, user.gid);
+  }
 }
 
 export class Workspace {
@@ -49,6 +69,7 @@ export class Workspace {
     /** The model stub a real Goose talks to; null with the double, or with the provider left to the caller. */
     private stub: ModelStub | null,
     agentTimeoutMs: number,
+    readonly user: WorkspaceUser | null,
   ) {
     this.eventLog = path.join(home, "goose-double-events.jsonl");
     this.moduleDir = path.join(home, ".coder-modules", "coder", "goose");
@@ -74,6 +95,7 @@ export class Workspace {
       opts.agentapi ?? tools.agentapiUnderTest,
       stub,
       opts.agentTimeoutMs ?? 60_000,
+      opts.user ?? null,
     );
   }
 
@@ -116,8 +138,11 @@ export class Workspace {
     return { ...withTemplateAgentEnv({ ...base, ...goose }, this.templateAgentEnv), ...this.extraEnv };
   }
 
-  runScript(script: string, agentapiBinary?: string, timeoutMs = 120_000): Promise<RunResult> {
-    return runCoderScript(script, { home: this.home, env: this.env(agentapiBinary), timeoutMs });
+  async runScript(script: string, agentapiBinary?: string, timeoutMs = 120_000): Promise<RunResult> {
+    // What the test wrote there since is the user's too, as the files of a home are.
+    if (this.user) await chownTree(this.home, this.user);
+    const user = this.user ?? undefined;
+    return runCoderScript(script, { home: this.home, env: this.env(agentapiBinary), timeoutMs, user });
   }
 
   /**

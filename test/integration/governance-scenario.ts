@@ -2,7 +2,7 @@
 // rendered for one workspace build with that build's session token, where a
 // token shows up, and the Agent Firewall's files and process tree.
 
-import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, expect } from "vitest";
@@ -176,3 +176,68 @@ export async function underAgentapi(agentapi: number, from: string) {
 export const gooseOnPath = (ws: Workspace) => path.join(ws.goose.pathDir, "goose");
 
 export const PROXY_URL = /^http:\/\/(127\.0\.0\.1|localhost):\d+$/;
+
+/**
+ * A tool call's detached process, as an attacker inside Goose would leave one
+ * (issue N1): it waits for a process of this workspace whose arguments
+ * hold the words `trigger` in a row (by their base names: ["sha256sum"] is
+ * that program, never a shell script that names it), then renames `fake`
+ * over `target`, keeping the original as `<target>.orig`, for the fake to
+ * put back once it has run. Returns the shell command that starts it
+ * detached (setsid), for a `!` message. What it watches for is in a file, so
+ * that no command line but the one it waits for holds it.
+ */
+export async function plantSwapper(
+  ws: Workspace,
+  opts: { trigger: string[]; target: string; fake: string },
+): Promise<string> {
+  const dir = await mkdtemp(path.join(ws.home, "swapper-"));
+  const settings = path.join(dir, "settings.json");
+  await writeFile(settings, JSON.stringify({ ...opts, home: ws.home }));
+  const script = path.join(dir, "swapper.cjs");
+  await writeFile(
+    script,
+    `const fs = require("node:fs");
+const { trigger, target, fake, home } = JSON.parse(fs.readFileSync(${JSON.stringify(settings)}, "utf8"));
+const read = (file) => { try { return fs.readFileSync(file, "utf8").split("\\0"); } catch { return []; } };
+const named = (argv) => argv.some((_, i) => trigger.every((word, j) => (argv[i + j] ?? "").split("/").pop() === word));
+const deadline = Date.now() + 60000;
+(function look() {
+  for (const pid of fs.readdirSync("/proc").filter((name) => /^[0-9]+$/.test(name))) {
+    if (named(read(\`/proc/\${pid}/cmdline\`)) && read(\`/proc/\${pid}/environ\`).includes(\`HOME=\${home}\`)) {
+      fs.renameSync(target, \`\${target}.orig\`);
+      fs.renameSync(fake, target);
+      return;
+    }
+  }
+  if (Date.now() < deadline) setTimeout(look, 2);
+})();
+`,
+  );
+  return `setsid -f '${process.execPath}' '${script}' > /dev/null 2>&1 < /dev/null`;
+}
+
+/** The user a workspace of root's containment files runs as: nobody, whom no file here belongs to. */
+export const NOBODY = { uid: 65534, gid: 65534 };
+
+const rootDirs: string[] = [];
+afterEach(async () => {
+  for (const dir of rootDirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * A folder only root can change, in /opt (root's, as are / and every folder
+ * of an image's system paths; the checkout may be anywhere, /tmp included),
+ * holding a copy of each file, readable and runnable by everyone: what a
+ * template's image installs for a workspace user who is not root.
+ */
+export async function rootOwnedCopies(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp("/opt/goose-module-test-");
+  rootDirs.push(dir);
+  await chmod(dir, 0o755);
+  for (const [name, from] of Object.entries(files)) {
+    await copyFile(from, path.join(dir, name));
+    await chmod(path.join(dir, name), 0o755);
+  }
+  return dir;
+}

@@ -5,12 +5,22 @@
 // model the way Goose does when its provider host is set, or a real Goose.
 
 import { randomUUID } from "node:crypto";
-import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { CONTINUATION_TEXT } from "../../src/goose/interrupted-turn.js";
-import { CoderEndpoint, childPids, freePort, run, scratchDir, type Workspace } from "../../support/workspace/index.js";
+import {
+  CoderEndpoint,
+  childPids,
+  freePort,
+  gooseUnderTest,
+  run,
+  scratchDir,
+  tools,
+  type Workspace,
+} from "../../support/workspace/index.js";
 import {
   build,
   chatText,
@@ -21,9 +31,12 @@ import {
   installFirewall,
   lastReply,
   modelTurns,
+  NOBODY,
   newGateway,
   OPENAI,
   PROXY_URL,
+  plantSwapper,
+  rootOwnedCopies,
   TOKEN_1,
   TOKEN_2,
   tokenSightings,
@@ -42,6 +55,7 @@ import {
   setTurnMs,
   start,
   stop,
+  supervisorLog,
   supervisors,
   theAgentapi,
   waitRestarted,
@@ -264,7 +278,7 @@ describe("AI Gateway token", () => {
 });
 
 describe("Agent Firewall", () => {
-  it("Goose alone runs inside it, reaches the allowed gateway, and a supervisor restart uses the same wrapper", async () => {
+  it("Goose alone runs inside it and reaches the allowed gateway", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway();
     const { config } = await installFirewall(ws, ["domain=127.0.0.1", "domain=coder.example.com"]);
@@ -283,39 +297,39 @@ describe("Agent Firewall", () => {
     expect((await environOf(agentapi)).has("HTTP_PROXY")).toBe(false);
     expect((await environOf(first.goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
 
-    process.kill(agentapi, "SIGKILL");
-    const restarted = await waitRestarted(ws, agentapi);
-    await ws.send("Still inside after the restart.");
-    const second = await underAgentapi(restarted, `--config=${config}`);
-    expect(second.prefix.slice(0, 3)).toEqual(first.prefix.slice(0, 3));
-    expect((await environOf(second.goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
-    expect(await lastReply(gateway)).toMatch(/Still inside after the restart\./);
     await stop(ws, rendered);
   });
 
-  it("a tool call that rewrites the wrapper and ends Goose gets no Goose outside it: the supervisor gives up and says why, and so does the next start", async () => {
+  it("a tool call's detached process that swaps in a wrapper after the restart's check, and puts the original back, gets no Goose outside it: while the wrapper is the user's, the supervisor relaunches nothing, and says why", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway();
     await installFirewall(ws, ["domain=127.0.0.1"]);
     const wrapper = path.join(ws.home, FIREWALL_OUTPUTS.wrapper_path.replace("$HOME/", ""));
     const rendered = await build(ws, gateway, TOKEN_1, { ...OPENAI, agent_firewall: FIREWALL_OUTPUTS });
-    await start(ws, rendered);
+    expect(output(await start(ws, rendered))).toContain("will not restart it");
     const agentapi = await theAgentapi(ws);
     const config = path.join(ws.home, FIREWALL_OUTPUTS.config_path.replace("$HOME/", ""));
     const { goose } = await underAgentapi(agentapi, `--config=${config}`);
 
-    // What a prompt injection would have Goose's shell tool do: a wrapper
-    // that runs its command without the firewall, then Goose's end, which
-    // the supervisor answers with a restart through that wrapper. A `!`
-    // message is that tool's call, made by Goose itself, real or double.
-    const printf = `printf '${UNCONFINED_WRAPPER.replaceAll("\n", "\\n")}' > '${wrapper}'`;
-    await sendWithoutWaiting(ws, `!${printf}; kill -KILL $PPID`);
+    // What a prompt injection would have Goose's shell tool do (a `!`
+    // message is that tool's call): leave a process that swaps in a wrapper
+    // without the firewall once the restart's check is over (at its first
+    // goose command), which puts the original back when it runs, so that no
+    // later check sees a change; then end Goose, which the supervisor
+    // answered with a restart.
+    const unconfined = path.join(ws.home, "goose-ran-unconfined");
+    const fake = path.join(ws.home, "fake-wrapper.sh");
+    const restore = `mv -f '${wrapper}.orig' '${wrapper}'\n: > '${unconfined}'\n`;
+    await writeFile(fake, UNCONFINED_WRAPPER.replace("\n", `\n${restore}`), { mode: 0o755 });
+    const swapper = await plantSwapper(ws, { trigger: ["session", "export"], target: wrapper, fake });
+    await sendWithoutWaiting(ws, `!${swapper}; kill -KILL $PPID`);
+
     const reason = await gaveUpWithoutRelaunch(ws);
-    expect(await readFile(wrapper, "utf8")).toMatch(/exec "\$@"/);
+    expect(existsSync(unconfined)).toBe(false);
     // The tool call ended the Goose that ran it.
     expect(await cmdline(goose)).toEqual([]);
-    expect(reason).toContain(`the firewall command ${wrapper} was SHA-256 `);
-    expect(reason).toMatch(/^Check what changed, then restart the workspace: Goose was not relaunched/);
+    expect(reason).toMatch(/^Restart the workspace to bring Goose back, and make .* root's \(README, AI governance\)/);
+    expect(reason).toContain(`${wrapper}, `);
     const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");
     expect(record.supervisor?.reason).toBe(reason);
 
@@ -328,7 +342,7 @@ describe("Agent Firewall", () => {
     await stop(ws, rendered);
   });
 
-  it("a runtime changed after the start runs nothing for the supervisor: it gives up and says why, in the launch record too, and so does the next start", async () => {
+  it("a runtime of the user's never runs for the supervisor: a detached process that swaps it in at the supervisor's check finds none to swap; no autosave, no relaunch, and the launch record says why", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway();
     await installFirewall(ws, ["domain=127.0.0.1"]);
@@ -338,20 +352,81 @@ describe("Agent Firewall", () => {
     await mkdir(path.dirname(runtime), { recursive: true });
     await copyFile(process.execPath, runtime);
     const rendered = await build(ws, gateway, TOKEN_1, { ...OPENAI, agent_firewall: FIREWALL_OUTPUTS });
-    expect(output(await start(ws, rendered))).toContain(`running the start script with ${runtime}`);
-    await appendFile(runtime, "changed");
-    process.kill(await theAgentapi(ws), "SIGKILL");
+    const started = output(await start(ws, rendered));
+    expect(started).toContain(`running the start script with ${runtime}`);
+    expect(started).toContain("will not restart it");
+
+    // At the supervisor's digest of the runtime (its sha256sum), before it
+    // ran it for an autosave or a restart, a runtime that runs outside the
+    // firewall, then the original.
+    const unconfined = path.join(ws.home, "runtime-ran-unconfined");
+    const fake = path.join(ws.home, "fake-node");
+    await writeFile(
+      fake,
+      `#!/bin/sh\nmv -f '${runtime}.orig' '${runtime}'\n: > '${unconfined}'\nexec '${runtime}' "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    const swapper = await plantSwapper(ws, { trigger: ["sha256sum"], target: runtime, fake });
+    await sendWithoutWaiting(ws, `!${swapper}; kill -KILL $PPID`);
 
     const reason = await gaveUpWithoutRelaunch(ws);
-    expect(reason).toContain(
-      `Check ${runtime}, then restart the workspace: the runtime that runs the supervisor's restarts and saves outside the Agent Firewall changed since the start verified it`,
+    expect(existsSync(unconfined)).toBe(false);
+    expect(reason).toMatch(/^Restart the workspace to bring Goose back, and make .* root's \(README, AI governance\)/);
+    expect(reason).toContain(runtime);
+    const log = await supervisorLog(ws);
+    expect(log).toContain(
+      `no autosave (the runtime ${runtime}, which the autosave runs outside the Agent Firewall, can be rewritten by the workspace user`,
     );
-    // The changed runtime cannot add the reason to the launch record; the sh supervisor does.
+    // No helper ran, so the sh supervisor added the reason itself.
     const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");
     expect(record.supervisor?.reason).toBe(reason);
 
     const next = output(await start(ws, rendered));
     expect(next).toContain(`the supervisor of the last run gave up: ${reason}`);
+    await stop(ws, rendered);
+  });
+
+  it("with every file that confines Goose root's (the workspace user not root), the start warns of none, a tool call cannot swap the firewall, and a restart relaunches Goose inside it", async () => {
+    const under = gooseUnderTest();
+    const bin = await rootOwnedCopies({
+      goose: await realpath(path.join(under.pathDir, "goose")),
+      agentapi: tools.agentapiUnderTest,
+      boundary: FIREWALL,
+    });
+    const config = path.join(bin, "config.yaml");
+    await writeFile(config, `allowlist:\n  - domain=127.0.0.1\njail_type: landjail\nproxy_port: ${await freePort()}\n`);
+    const ws = await newWorkspace({
+      user: NOBODY,
+      goose: { ...under, pathDir: bin },
+      agentapi: path.join(bin, "agentapi"),
+    });
+    const gateway = await newGateway();
+    const firewall = path.join(bin, "boundary");
+    const rendered = await build(ws, gateway, TOKEN_1, {
+      ...OPENAI,
+      agent_firewall: { command: [firewall, `--config=${config}`, "--"] },
+    });
+    const started = output(await start(ws, rendered));
+    expect(started).not.toContain("agent_firewall: ");
+    expect(started).toContain("restarts it if it exits without a stop");
+    await waitTurns(ws, 1);
+    const agentapi = await theAgentapi(ws);
+    expect((await stat(`/proc/${agentapi}`)).uid).toBe(NOBODY.uid);
+    const first = await underAgentapi(agentapi, `--config=${config}`);
+
+    // The swap the tool call above made, tried on a file of root's, then Goose's end.
+    const fake = path.join(ws.home, "fake-boundary");
+    await writeFile(fake, UNCONFINED_WRAPPER, { mode: 0o755 });
+    await sendWithoutWaiting(ws, `!mv -f '${fake}' '${firewall}'; kill -KILL $PPID`);
+    const restarted = await waitRestarted(ws, agentapi);
+    expect(await readFile(firewall, "utf8")).not.toBe(UNCONFINED_WRAPPER);
+    const second = await underAgentapi(restarted, `--config=${config}`);
+    expect(second.prefix.slice(0, 3)).toEqual(first.prefix.slice(0, 3));
+    expect((await environOf(second.goose)).get("HTTP_PROXY")).toMatch(PROXY_URL);
+    await ws.send("Still inside after the restart.");
+    expect(await lastReply(gateway)).toMatch(/Still inside after the restart\./);
     await stop(ws, rendered);
   });
 

@@ -15,6 +15,7 @@ import {
   run,
   tools,
   Workspace,
+  type WorkspaceOptions,
 } from "../../support/workspace/index.js";
 
 export const WORKSPACE_ID = "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b";
@@ -36,8 +37,8 @@ afterEach(async () => {
   for (const ws of workspaces.splice(0)) await ws.cleanup();
 });
 
-export async function newWorkspace(): Promise<Workspace> {
-  const ws = await Workspace.create();
+export async function newWorkspace(opts: WorkspaceOptions = {}): Promise<Workspace> {
+  const ws = await Workspace.create(opts);
   workspaces.push(ws);
   // Runs after afterEach has ended the processes; a failed test keeps its HOME to look at.
   onTestFinished(async ({ task }) => {

@@ -7,5 +7,5 @@
  */
 export function stopPhases(opts: { turnRan?: boolean } = {}): string[] {
   const again = opts.turnRan ? ["save"] : [];
-  return ["lock", "supervisor", "find", "save", "turn", ...again, "snapshot", "stop", "verify", "record"];
+  return ["lock", "supervisor", "find", "save", "turn", ...again, "snapshot", "stop", "leftovers", "verify", "record"];
 }

@@ -109,6 +109,25 @@ describe("crash recovery", () => {
     },
   );
 
+  it("a process a tool call left running, detached with setsid, does not outlive Goose into the restart, and the log says so", async () => {
+    const { ws, rendered } = await startedAndSaved();
+    const agentapi = await theAgentapi(ws);
+    const pidFile = path.join(ws.home, "left-running.pid");
+    // Goose's shell tool (a `!` message) leaves a process outside AgentAPI's
+    // session and process group, then ends the Goose that ran it.
+    await ws.waitStable();
+    await ws.agentapi.post(
+      `!setsid -f sh -c 'echo $$ > ${pidFile}; exec sleep 600' > /dev/null 2>&1; kill -KILL $PPID`,
+    );
+    const left = Number(
+      await ws.waitFor("the detached process's PID", () => readFile(pidFile, "utf8").catch(() => "")),
+    );
+    await restarted(ws, agentapi);
+    expect(await isRunning(left)).toBe(false);
+    expect(await supervisorLog(ws)).toContain(`ended what the last Goose's commands left running: PID ${left}\n`);
+    await stop(ws, rendered);
+  });
+
   it("/exit typed in Goose's terminal (the CLI app): the supervisor brings it back", async () => {
     const { ws, rendered } = await startedAndSaved();
     const agentapi = await theAgentapi(ws);

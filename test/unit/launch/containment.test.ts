@@ -10,7 +10,9 @@ import {
   type EntryReader,
   type Measured,
   measure,
+  ROOT_ONLY,
   rootOnly,
+  supervisorRefusals,
   wrapperTarget,
 } from "../../../src/launch/containment.js";
 import { scratchFolders } from "../scratch.js";
@@ -180,5 +182,52 @@ describe("what a launch depends on, measured and checked", () => {
     expect(await containmentFiles({ ...base, pinned: { agentapi: true, goose: false } })).toEqual([
       { role: "agentapi", path: "/a" },
     ]);
+  });
+});
+
+describe("supervisorRefusals: what the supervisor runs outside the firewall once Goose has run", () => {
+  const SUM = "a".repeat(64);
+  const file = (role: string, state: string): Measured => ({ role, path: `/f/${role.replaceAll(" ", "-")}`, state });
+  const rootOnlyAll = [
+    file("the firewall command", ROOT_ONLY),
+    file("the firewall's config", ROOT_ONLY),
+    file("goose", ROOT_ONLY),
+    file("the runtime", ROOT_ONLY),
+  ];
+  const withState = (role: string, state: string) => rootOnlyAll.map((m) => (m.role === role ? file(role, state) : m));
+
+  it.each([
+    ["every file root's: restarts and autosaves", rootOnlyAll, true, { restart: false, autosave: false }],
+    [
+      "the wrapper the user's: no restart, autosave",
+      withState("the firewall command", SUM),
+      true,
+      { restart: true, autosave: false },
+    ],
+    [
+      "the config missing: no restart",
+      withState("the firewall's config", "missing"),
+      true,
+      { restart: true, autosave: false },
+    ],
+    ["the runtime the user's: neither", withState("the runtime", SUM), true, { restart: true, autosave: true }],
+    [
+      "no firewall, pinned files the user's: both (nothing to escape)",
+      [file("goose", SUM)],
+      false,
+      { restart: false, autosave: false },
+    ],
+  ])("%s", (_, measured, firewalled, refused) => {
+    const said = supervisorRefusals(measured, firewalled);
+    expect({ restart: said.restart !== "", autosave: said.autosave !== "" }).toEqual(refused);
+  });
+
+  it("the restart's reason starts with the fix and names each file the user can write", () => {
+    const said = supervisorRefusals(withState("goose", SUM), true);
+    expect(said.restart).toMatch(
+      /^Restart the workspace to bring Goose back, and make \/f\/goose root's \(README, AI governance\)/,
+    );
+    expect(said.restart).not.toContain("/f/the-runtime");
+    expect(supervisorRefusals(withState("the runtime", SUM), true).autosave).toContain("the runtime /f/the-runtime");
   });
 });

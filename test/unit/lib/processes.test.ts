@@ -11,6 +11,7 @@ import {
   readCmdline,
   readPidFile,
   removePidFile,
+  startedWith,
   waitForExit,
   writePidFile,
 } from "../../../src/lib/processes.js";
@@ -76,6 +77,19 @@ describe("a live process tree", () => {
   it("answers for a process that has gone", async () => {
     const gone = await exitedPid();
     expect([await isRunning(gone), await parentPid(gone), await readCmdline(gone)]).toEqual([false, null, null]);
+  });
+});
+
+describe("startedWith: the processes started with an environment entry", () => {
+  it("names each live process whose environment holds it, and no other", async () => {
+    const entry = `PROCESSES_TEST_MARK=${process.pid}-${Date.now()}`;
+    const [name, value] = entry.split("=") as [string, string];
+    const marked = await start("env", [`${name}=${value}`, "sleep", "60"]);
+    const near = await start("env", [`${name}=${value}x`, "sleep", "60"]);
+    const bare = await start("sleep", ["60"]);
+    expect(await startedWith(entry)).toEqual([marked]);
+    expect(await isRunning(near)).toBe(true);
+    expect(await isRunning(bare)).toBe(true);
   });
 });
 

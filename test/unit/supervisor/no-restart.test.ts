@@ -1,8 +1,7 @@
-// The sh supervisor's give-up when the runtime its helpers would run changed
-// since the start verified it (src/supervisor/supervisor.sh, runtime_unchanged
-// and record_give_up), against a real /bin/sh: no helper can write the reason
-// into the launch record then, so the sh adds it itself.
-import { createHash } from "node:crypto";
+// The sh supervisor's give-up when the start said nothing may be relaunched
+// (src/supervisor/supervisor.sh, restart and record_give_up, with the reason
+// from supervisorRefusals), against a real /bin/sh: no helper runs then, so
+// the sh adds the reason to the launch record itself.
 import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,7 +15,7 @@ import { readText, scratchFolders } from "../scratch.js";
 // Past the supervisor's own waits below (30 s each): a loaded machine can stretch a process start.
 const BOUND_MS = 60_000;
 const SUPERVISOR_SH = path.join(import.meta.dirname, "../../../src/supervisor/supervisor.sh");
-const fresh = scratchFolders("runtime-give-up-test");
+const fresh = scratchFolders("no-restart-test");
 
 const RECORD: LaunchRecord = {
   persistence: true,
@@ -43,15 +42,16 @@ const RECORD: LaunchRecord = {
   },
 };
 
+// A reason holding what a JSON string must escape: a path may hold anything.
+const REFUSAL = `Restart the workspace to bring Goose back, and make /home/u/"q" \\ $(touch pwned) \`x\`\n\tend root's`;
+
 /**
- * A module folder whose runtime, at a path no shell may read as source,
- * differs from the digest the start gave the supervisor (or is what `install`
- * writes there, with the digest it returns); its supervisor is started with
- * no AgentAPI to watch, so it goes straight to a restart.
+ * A module folder with a stand-in runtime, at a path no shell may read as
+ * source, that says it ran and asks the loop to stand down (exit code 20);
+ * its supervisor is started with no AgentAPI to watch, so it goes straight
+ * to a restart, with `refusal` as the start's reason to relaunch nothing.
  */
-async function changedRuntime(
-  install?: (runtime: string) => Promise<string>,
-): Promise<{ paths: ModulePaths; runtime: string; pid: number; verified: string }> {
+async function supervisorWith(refusal: string): Promise<{ paths: ModulePaths; ran: string; pid: number }> {
   const dir = await fresh();
   const paths = {
     dir,
@@ -64,13 +64,7 @@ async function changedRuntime(
   const folder = path.join(dir, `node "q" \\ $(touch pwned) \`touch pwned\` 'x'\n\tend`);
   await mkdir(folder);
   const runtime = path.join(folder, "node");
-  let verified: string;
-  if (install) {
-    verified = await install(runtime);
-  } else {
-    await writeFile(runtime, "changed since the start");
-    verified = createHash("sha256").update("as the start verified it").digest("hex");
-  }
+  await writeFile(runtime, `#!/bin/sh\n: > "$(dirname "$0")/ran"\nexit 20\n`, { mode: 0o700 });
   const pid = await spawnSupervisor({
     paths,
     source: await readFile(SUPERVISOR_SH, "utf8"),
@@ -78,7 +72,7 @@ async function changedRuntime(
       PATH: process.env.PATH,
       GOOSE_MODULE_RUNTIME: runtime,
       GOOSE_MODULE_RUNTIME_KIND: "node",
-      GOOSE_MODULE_RUNTIME_SHA256: verified,
+      GOOSE_MODULE_NO_RESTART: refusal,
       GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,
       GOOSE_MODULE_SESSIONS_DB: "",
       GOOSE_MODULE_SUPERVISOR_PID: paths.supervisorPid,
@@ -86,7 +80,7 @@ async function changedRuntime(
     },
   });
   started.push(pid);
-  return { paths, runtime, pid, verified };
+  return { paths, ran: path.join(folder, "ran"), pid };
 }
 
 /** Claims the PID file for the supervisor as the start does, then waits for its last word. */
@@ -113,45 +107,36 @@ afterEach(() => {
   for (const pid of started.splice(0)) signal(pid, "SIGKILL");
 });
 
-describe("a runtime changed since the start", () => {
+describe("nothing may be relaunched", () => {
   it(
-    "the supervisor adds the reason to the launch record, a JSON string whatever the runtime's path holds",
+    "the supervisor runs nothing and adds the reason to the launch record, a JSON string whatever it holds",
     async () => {
-      const { paths, runtime, pid, verified } = await changedRuntime();
+      const { paths, ran, pid } = await supervisorWith(REFUSAL);
       await writeLaunchRecord(paths.launchRecord, RECORD);
       const log = await gaveUp(paths, pid);
 
       const record = JSON.parse(await readText(paths.launchRecord));
       expect(record).toEqual({ ...RECORD, supervisor: { gave_up_at: expect.any(String), reason: expect.any(String) } });
       expect(Number.isNaN(Date.parse(record.supervisor.gave_up_at))).toBe(false);
-      // The path as written, its newline and tab each shown as "?".
-      const shown = runtime.replace("\n", "?").replace("\t", "?");
-      expect(record.supervisor.reason.startsWith(`Check ${shown}, then restart the workspace: `)).toBe(true);
-      expect(record.supervisor.reason).toContain("changed since the start verified it");
-      expect(record.supervisor.reason).toContain(`was ${verified}`);
-      // The log's line says the same, with the path as it is.
-      expect(log).toContain(`gave up: Check ${runtime}, then restart the workspace:`);
+      // As written, its newline and tab each shown as "?".
+      expect(record.supervisor.reason).toBe(REFUSAL.replace("\n", "?").replace("\t", "?"));
+      // The log's line says the same, as it is.
+      expect(log).toContain(`gave up: ${REFUSAL}`);
       expect((await stat(paths.launchRecord)).mode & 0o777).toBe(0o600);
+      expect(await lstat(ran).catch(() => null)).toBeNull();
       expect((await readdir(paths.dir)).sort()).toEqual(
-        ["agentapi-launch.json", "logs", path.basename(path.dirname(runtime))].sort(),
+        ["agentapi-launch.json", "logs", path.basename(path.dirname(ran))].sort(),
       );
     },
     BOUND_MS,
   );
 
   it(
-    "a runtime at such a path that did not change runs",
+    "without a reason, the restart runs the runtime",
     async () => {
-      const { paths, runtime, pid } = await changedRuntime(async (runtime) => {
-        // Stands in for the runtime: says it ran, then asks the loop to stand down (exit code 20).
-        await writeFile(runtime, `#!/bin/sh\n: > "$(dirname "$0")/ran"\nexit 20\n`, { mode: 0o700 });
-        return createHash("sha256")
-          .update(await readFile(runtime))
-          .digest("hex");
-      });
+      const { paths, ran, pid } = await supervisorWith("");
       await writeLaunchRecord(paths.launchRecord, RECORD);
       await writeFile(paths.supervisorPid, `${pid}\n`);
-      const ran = path.join(path.dirname(runtime), "ran");
       const done = await pollUntil(
         async () => ((await lstat(paths.supervisorPid).catch(() => null)) === null ? true : undefined),
         { timeoutMs: 30_000, intervalMs: 20 },
@@ -167,13 +152,13 @@ describe("a runtime changed since the start", () => {
   it(
     "writes nothing through a link planted at the launch record's name",
     async () => {
-      const { paths, pid } = await changedRuntime();
+      const { paths, pid } = await supervisorWith(REFUSAL);
       const victim = path.join(paths.dir, "victim.json");
       await writeFile(victim, `${JSON.stringify({ precious: true })}\n`);
       await symlink(victim, paths.launchRecord);
       const log = await gaveUp(paths, pid);
 
-      expect(log).toMatch(/gave up: Check /);
+      expect(log).toContain(`gave up: ${REFUSAL}`);
       expect(await readText(victim)).toBe(`${JSON.stringify({ precious: true })}\n`);
       expect(await readlink(paths.launchRecord)).toBe(victim);
     },

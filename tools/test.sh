@@ -15,8 +15,8 @@ bash tools/setup.sh
 # shellcheck source=tools/load.sh
 . tools/load.sh
 
-# The summary reporter (support/vitest/summary-reporter.ts) appends each failed
-# or retried test here; the list is printed again at the very end.
+# The summary reporter (support/vitest/summary-reporter.ts) appends each failed,
+# retried or skipped test here; the list is printed again at the very end.
 export TEST_SUMMARY_FILE="$root/.tmp/test-summary.txt"
 mkdir -p "$root/.tmp"
 : >"$TEST_SUMMARY_FILE"
@@ -75,6 +75,15 @@ if [[ ${TEST_UNDER_LOAD:-} == 1 ]]; then
   load_start
 fi
 step "integration tests" npx vitest run --project integration
+# Every skip names its reason (support/vitest/skips.ts). In CI one that is not
+# by design (no Chromium, say) is a setup that failed, not a pass.
+no_skips() {
+  if grep '^SKIPPED ' "$TEST_SUMMARY_FILE" | grep -v ': by design: ' >&2; then
+    echo "tests were skipped in CI (above): each names what it lacked; fix that setup" >&2
+    return 1
+  fi
+}
+if [[ -n ${CI:-} ]]; then step "no test skipped but by design (CI)" no_skips; fi
 
 if ((${#failed[@]})); then primary="FAILED: ${failed[*]}"; else primary=passed; fi
 run_matrix "$primary"
@@ -82,7 +91,7 @@ load_stop
 print_matrix
 
 if [[ -s $TEST_SUMMARY_FILE ]]; then
-  echo "tests that failed or needed a retry (all steps and cells):"
+  echo "tests that failed, needed a retry or were skipped (all steps and cells):"
   cat "$TEST_SUMMARY_FILE"
 fi
 if ((${#failed[@]})); then

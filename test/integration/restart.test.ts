@@ -6,10 +6,12 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { DOUBLE_ONLY } from "../../support/vitest/skips.js";
 import {
   agentSignals,
   childPids,
   gooseMessages,
+  gooseUnderTest,
   type Rendered,
   type RunResult,
   run,
@@ -345,43 +347,43 @@ describe("a stop during a turn, and the restart after it", () => {
 });
 
 describe("the sqlite3 fallback agrees with Goose", () => {
-  it.skipIf(process.env.GOOSE_BIN)(
-    "counts visible messages only (not the hidden turn-context rows) and finds the interrupted turn",
-    async () => {
-      const ws = await newWorkspace();
-      const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
-      await stopDuringFollowUp(ws, rendered, "A follow-up that the stop interrupts.");
+  it("counts visible messages only (not the hidden turn-context rows) and finds the interrupted turn", async ({
+    skip,
+  }) => {
+    skip(gooseUnderTest().real, DOUBLE_ONLY);
+    const ws = await newWorkspace();
+    const rendered = await render(ws, { stop_turn_wait_seconds: 1 });
+    await stopDuringFollowUp(ws, rendered, "A follow-up that the stop interrupts.");
 
-      const [session] = JSON.parse(await ws.gooseSessionList()) as Array<{
-        id: string;
-        name: string;
-        message_count: number;
-      }>;
-      // The prompt, its reply and the follow-up; each user turn also wrote a hidden row.
-      expect(session).toMatchObject({ name: SESSION, message_count: 3 });
+    const [session] = JSON.parse(await ws.gooseSessionList()) as Array<{
+      id: string;
+      name: string;
+      message_count: number;
+    }>;
+    // The prompt, its reply and the follow-up; each user turn also wrote a hidden row.
+    expect(session).toMatchObject({ name: SESSION, message_count: 3 });
 
-      // `goose session list` and `export` fail (a locked database, say); everything else is the double.
-      const broken = path.join(ws.home, "broken-list-bin");
-      await mkdir(broken);
-      const script = `#!/bin/sh\nif [ "$1" = session ] && { [ "$2" = list ] || [ "$2" = export ]; }; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
-      await writeFile(path.join(broken, "goose"), script, { mode: 0o755 });
-      await setTurnMs(ws, 200);
-      const started = await run("/bin/sh", ["-c", rendered.start], {
-        cwd: ws.home,
-        env: {
-          ...ws.env(),
-          PATH: [broken, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
-        },
-      });
-      expectOk(started, "start with a failing session list and export");
-      expect(started.stdout).toContain(
-        `warm start: Goose has session "${SESSION}" (${session!.id}) with ${session!.message_count} message(s) [sqlite3 read`,
-      );
-      expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
-      await waitTurns(ws, 2);
-      expect(await ws.deliveries(PROMPT)).toBe(1);
-      expect(await ws.deliveries("A follow-up that the stop interrupts.")).toBe(1);
-      await stop(ws, rendered);
-    },
-  );
+    // `goose session list` and `export` fail (a locked database, say); everything else is the double.
+    const broken = path.join(ws.home, "broken-list-bin");
+    await mkdir(broken);
+    const script = `#!/bin/sh\nif [ "$1" = session ] && { [ "$2" = list ] || [ "$2" = export ]; }; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
+    await writeFile(path.join(broken, "goose"), script, { mode: 0o755 });
+    await setTurnMs(ws, 200);
+    const started = await run("/bin/sh", ["-c", rendered.start], {
+      cwd: ws.home,
+      env: {
+        ...ws.env(),
+        PATH: [broken, path.dirname(tools.agentapiNew), "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
+      },
+    });
+    expectOk(started, "start with a failing session list and export");
+    expect(started.stdout).toContain(
+      `warm start: Goose has session "${SESSION}" (${session!.id}) with ${session!.message_count} message(s) [sqlite3 read`,
+    );
+    expect((await launchRecord(ws)).interrupted_turn.action).toBe("continue");
+    await waitTurns(ws, 2);
+    expect(await ws.deliveries(PROMPT)).toBe(1);
+    expect(await ws.deliveries("A follow-up that the stop interrupts.")).toBe(1);
+    await stop(ws, rendered);
+  });
 });

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, stat, symlink } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { DOUBLE_ONLY, skipAllFor } from "../../support/vitest/skips.js";
 import {
   gooseMessages,
   gooseTarball,
@@ -39,7 +40,8 @@ import { agentCommand, agentLaunches, deliveredIn, exists, gooseSessions, readPi
 describe("start script", () => {
   // Double-only: these put a fake goose around the double on PATH, and read
   // the double's event log for what the module did with it.
-  describe.skipIf(gooseUnderTest().real)("when Goose cannot read its sessions", () => {
+  describe("when Goose cannot read its sessions", () => {
+    skipAllFor(gooseUnderTest().real ? DOUBLE_ONLY : null);
     /** A goose on PATH whose `session list` and `export` fail, as with a locked or newer database; everything else is the double. */
     const brokenListGoose = (ws: Workspace) =>
       fakeGoose(
@@ -100,13 +102,14 @@ describe("start script", () => {
   });
 
   // Double-only: a fake goose around the double stands in for one that cannot start.
-  it.skipIf(gooseUnderTest().real).each([
+  it.for([
     ["at once", false, /AgentAPI exited \(code 1\) before it was ready|Goose exited right after it started/],
     // Only once the start has seen AgentAPI answer: then only the settle watch catches this.
     ["after AgentAPI is up", true, /Goose exited right after it started/],
-  ])(
+  ] as const)(
     "a Goose that dies %s fails the start with AgentAPI's log, not a false success",
-    async (_when, afterUp, message) => {
+    async ([, afterUp, message], { skip }) => {
+      skip(gooseUnderTest().real, DOUBLE_ONLY);
       const { ws, rendered } = await setup();
       // Written when the start's log says AgentAPI answered; the fake goose
       // waits for it (at most 60 s, so a start that never gets there still ends).

@@ -2,6 +2,7 @@
 // stand-in for the Coder deployment, and how it treats that endpoint's answers.
 
 import { describe, expect, it } from "vitest";
+import { DOUBLE_ONLY } from "../../support/vitest/skips.js";
 import {
   CoderEndpoint,
   type EndpointAnswer,
@@ -91,32 +92,30 @@ describe("stop: task log snapshot", () => {
 
   // Double-only: the double's GOOSE_DOUBLE_REPLY_LINES makes the huge reply; a
   // real Goose answers with the model stub's short replies.
-  it.skipIf(gooseUnderTest().real)(
-    "one huge message: the payload fits 64 KiB and ends with the message's tail",
-    async () => {
-      // No prompt: one turn, whose reply is about 72 KB of screen text.
-      const env = { GOOSE_DOUBLE_REPLY_LINES: "900" };
-      const { before, result, posted, raw } = await stopTask(204, {
-        prompt: "",
-        env,
-        sends: ["Print the whole build log."],
-      });
-      const last = before.at(-1) as Message;
-      expect(last.role).toBe("agent");
-      expect(last.content).toContain("detail line 00900/00900");
-      expect(Buffer.byteLength(JSON.stringify({ messages: [last] }))).toBeGreaterThan(SNAPSHOT_LIMIT);
-      expect(raw.length).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
-      expect(raw.length).toBeGreaterThan(SNAPSHOT_LIMIT - 1024); // fitted, not gutted
-      expect(posted()).toHaveLength(1);
-      const { id, role, time, content } = posted()[0] as Message;
-      expect({ id, role, time }).toEqual({ id: last.id, role: last.role, time: last.time });
-      expect(content.startsWith(TRUNCATION_MARKER)).toBe(true);
-      const tail = content.slice(TRUNCATION_MARKER.length);
-      expect(tail.length).toBeGreaterThan(60_000);
-      expect(last.content.endsWith(tail)).toBe(true);
-      expect(result.stdout).toMatch(/snapshot: posted 1 message\(s\), \d+ bytes, last message truncated/);
-    },
-  );
+  it("one huge message: the payload fits 64 KiB and ends with the message's tail", async ({ skip }) => {
+    skip(gooseUnderTest().real, DOUBLE_ONLY);
+    // No prompt: one turn, whose reply is about 72 KB of screen text.
+    const env = { GOOSE_DOUBLE_REPLY_LINES: "900" };
+    const { before, result, posted, raw } = await stopTask(204, {
+      prompt: "",
+      env,
+      sends: ["Print the whole build log."],
+    });
+    const last = before.at(-1) as Message;
+    expect(last.role).toBe("agent");
+    expect(last.content).toContain("detail line 00900/00900");
+    expect(Buffer.byteLength(JSON.stringify({ messages: [last] }))).toBeGreaterThan(SNAPSHOT_LIMIT);
+    expect(raw.length).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
+    expect(raw.length).toBeGreaterThan(SNAPSHOT_LIMIT - 1024); // fitted, not gutted
+    expect(posted()).toHaveLength(1);
+    const { id, role, time, content } = posted()[0] as Message;
+    expect({ id, role, time }).toEqual({ id: last.id, role: last.role, time: last.time });
+    expect(content.startsWith(TRUNCATION_MARKER)).toBe(true);
+    const tail = content.slice(TRUNCATION_MARKER.length);
+    expect(tail.length).toBeGreaterThan(60_000);
+    expect(last.content.endsWith(tail)).toBe(true);
+    expect(result.stdout).toMatch(/snapshot: posted 1 message\(s\), \d+ bytes, last message truncated/);
+  });
 
   // One line says what happened (v2.37+ has no endpoint: 404), and nothing fails.
   it.each([

@@ -8,6 +8,7 @@ import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { DOUBLE_ONLY } from "../../support/vitest/skips.js";
 import {
   agentSignals,
   gooseUnderTest,
@@ -371,101 +372,101 @@ describe("stop: the whole stop within its budget", () => {
   }
 
   // Double-only: the turn's length is a knob of the double.
-  it.skipIf(gooseUnderTest().real)(
-    "AgentAPI stops answering in the middle of a turn (SIGSTOP): the stop ends inside the budget, with everything stopped",
-    async () => {
-      const { ws, rendered, agentapi } = await busyTask();
-      process.kill(agentapi, "SIGSTOP");
-      await ws.waitFor("AgentAPI stopped", async () => (await processState(agentapi)) === "T", 5000);
+  it("AgentAPI stops answering in the middle of a turn (SIGSTOP): the stop ends inside the budget, with everything stopped", async ({
+    skip,
+  }) => {
+    skip(gooseUnderTest().real, DOUBLE_ONLY);
+    const { ws, rendered, agentapi } = await busyTask();
+    process.kill(agentapi, "SIGSTOP");
+    await ws.waitFor("AgentAPI stopped", async () => (await processState(agentapi)) === "T", 5000);
 
-      const result = await stop(ws, rendered);
-      expect(result.stdout).toMatch(/supervisor \(PID \d+\) stood down/);
-      expect(result.stdout).toContain("turn: status unavailable");
-      expect(result.stdout).toContain("snapshot: skipped: AgentAPI /messages failed");
-      expect(result.stdout).toMatch(/sent SIGKILL/);
-      await expectAllStopped(ws, result);
-    },
-  );
+    const result = await stop(ws, rendered);
+    expect(result.stdout).toMatch(/supervisor \(PID \d+\) stood down/);
+    expect(result.stdout).toContain("turn: status unavailable");
+    expect(result.stdout).toContain("snapshot: skipped: AgentAPI /messages failed");
+    expect(result.stdout).toMatch(/sent SIGKILL/);
+    await expectAllStopped(ws, result);
+  });
 
   // Double-only, as above. AgentAPI answers, but only now and then: it is
   // frozen (SIGSTOP) most of the time and runs in short bursts, so every
   // request takes most of a second, and every step of the stop meets it. The
   // bursts are the fault being injected, not a wait for anything.
-  it.skipIf(gooseUnderTest().real)(
-    "AgentAPI answering slowly at every step: the stop still ends inside the budget, with everything stopped",
-    async () => {
-      const { ws, rendered, agentapi } = await busyTask();
-      // The supervisor hangs too: the stand-down waits out its bound, then SIGKILL.
-      const supervisor = Number((await ws.readModuleFile("supervisor.pid"))?.trim());
-      process.kill(supervisor, "SIGSTOP");
-      let stopping = true;
-      const throttle = (async () => {
-        while (stopping) {
-          if (!signalTo(agentapi, "SIGSTOP")) break;
-          await delay(700);
-          if (!signalTo(agentapi, "SIGCONT")) break;
-          await delay(60);
-        }
-        signalTo(agentapi, "SIGCONT");
-      })();
-      let result: RunResult;
-      try {
-        result = await stop(ws, rendered);
-      } finally {
-        stopping = false;
-        await throttle;
+  it("AgentAPI answering slowly at every step: the stop still ends inside the budget, with everything stopped", async ({
+    skip,
+  }) => {
+    skip(gooseUnderTest().real, DOUBLE_ONLY);
+    const { ws, rendered, agentapi } = await busyTask();
+    // The supervisor hangs too: the stand-down waits out its bound, then SIGKILL.
+    const supervisor = Number((await ws.readModuleFile("supervisor.pid"))?.trim());
+    process.kill(supervisor, "SIGSTOP");
+    let stopping = true;
+    const throttle = (async () => {
+      while (stopping) {
+        if (!signalTo(agentapi, "SIGSTOP")) break;
+        await delay(700);
+        if (!signalTo(agentapi, "SIGCONT")) break;
+        await delay(60);
       }
-      expect(result.stdout).toMatch(
-        /the supervisor \(PID \d+\) did not stand down within \d+ ms of SIGTERM; sent SIGKILL/,
-      );
-      await expectAllStopped(ws, result);
-    },
-  );
+      signalTo(agentapi, "SIGCONT");
+    })();
+    let result: RunResult;
+    try {
+      result = await stop(ws, rendered);
+    } finally {
+      stopping = false;
+      await throttle;
+    }
+    expect(result.stdout).toMatch(
+      /the supervisor \(PID \d+\) did not stand down within \d+ ms of SIGTERM; sent SIGKILL/,
+    );
+    await expectAllStopped(ws, result);
+  });
 });
 
 describe("stop: restarts", () => {
   // Double-only: GOOSE_DOUBLE_STARTUP_MS holds the double's prompt back, the way
   // slow extensions would; a real Goose has no such knob.
-  it.skipIf(gooseUnderTest().real)(
-    "right after a warm start, before AgentAPI loaded the old conversation: the conversation survives",
-    async () => {
-      const { ws, rendered } = await setup();
-      await start(ws, rendered);
-      await ws.send("First question.");
-      await ws.send("Second question.");
-      const first = await stop(ws, rendered);
-      expect(first.code).toBe(0);
-      await expectGracefulStop(ws, first);
-      const saved = await stateMessages(ws);
-      expect(saved.length).toBe(5);
+  it("right after a warm start, before AgentAPI loaded the old conversation: the conversation survives", async ({
+    skip,
+  }) => {
+    skip(gooseUnderTest().real, DOUBLE_ONLY);
+    const { ws, rendered } = await setup();
+    await start(ws, rendered);
+    await ws.send("First question.");
+    await ws.send("Second question.");
+    const first = await stop(ws, rendered);
+    expect(first.code).toBe(0);
+    await expectGracefulStop(ws, first);
+    const saved = await stateMessages(ws);
+    expect(saved.length).toBe(5);
 
-      // Goose shows its banner but not its prompt for a minute, so AgentAPI never
-      // sees it ready and never loads the saved chat; its save overwrites the file.
-      ws.setEnv({ GOOSE_DOUBLE_STARTUP_MS: "60000" });
-      const warm = await start(ws, rendered);
-      expect(warm.stdout).toContain("warm start");
-      expect(warm.stdout).toContain("5 message(s) kept; backup at");
-      const result = await stop(ws, rendered);
+    // Goose shows its banner but not its prompt for a minute, so AgentAPI never
+    // sees it ready and never loads the saved chat; its save overwrites the file.
+    ws.setEnv({ GOOSE_DOUBLE_STARTUP_MS: "60000" });
+    const warm = await start(ws, rendered);
+    expect(warm.stdout).toContain("warm start");
+    expect(warm.stdout).toContain("5 message(s) kept; backup at");
+    const result = await stop(ws, rendered);
 
-      expect(result.code).toBe(0);
-      // Goose never got to its prompt: the stop waits out the turn bound and tries a cancel,
-      // which ends a Goose still starting (upstream Goose 1.47.0 dies of SIGINT, a ^C byte
-      // included, until its session runs), and AgentAPI with it: nothing is left to signal.
-      expect(phases(result.stdout).map((p) => p.name)).toEqual(stopPhases({ turnRan: true }));
-      expect(result.stdout).toContain(`the agent was still busy after ${TURN_MS} ms and a cancel`);
-      expect(result.stdout).toMatch(/AgentAPI \(PID \d+\) had exited by itself meanwhile, so nothing was signalled/);
-      expect(result.stdout).not.toContain("sending SIGTERM");
-      expect(result.stdout).not.toContain(GRACEFUL);
-      expect(result.stdout).not.toContain("SIGKILL");
-      const log = await agentapiLog(ws);
-      expect(log).toContain("State saved successfully"); // the near-empty overwrite happened ...
-      expect(result.stdout).toMatch(
-        /warning: the state file holds [01] message\(s\), fewer than the 5 it held at start; restored \S+agentapi-state\.json from \S+agentapi-state\.json\.bak/,
-      );
-      expect(await stateMessages(ws)).toEqual(saved); // ... and was undone
-      expect(await ws.processes()).toEqual([]);
-    },
-  );
+    expect(result.code).toBe(0);
+    // Goose never got to its prompt: the stop waits out the turn bound and tries a cancel,
+    // which ends a Goose still starting (upstream Goose 1.47.0 dies of SIGINT, a ^C byte
+    // included, until its session runs), and AgentAPI with it: nothing is left to signal.
+    expect(phases(result.stdout).map((p) => p.name)).toEqual(stopPhases({ turnRan: true }));
+    expect(result.stdout).toContain(`the agent was still busy after ${TURN_MS} ms and a cancel`);
+    expect(result.stdout).toMatch(/AgentAPI \(PID \d+\) had exited by itself meanwhile, so nothing was signalled/);
+    expect(result.stdout).not.toContain("sending SIGTERM");
+    expect(result.stdout).not.toContain(GRACEFUL);
+    expect(result.stdout).not.toContain("SIGKILL");
+    const log = await agentapiLog(ws);
+    expect(log).toContain("State saved successfully"); // the near-empty overwrite happened ...
+    expect(result.stdout).toMatch(
+      /warning: the state file holds [01] message\(s\), fewer than the 5 it held at start; restored \S+agentapi-state\.json from \S+agentapi-state\.json\.bak/,
+    );
+    expect(await stateMessages(ws)).toEqual(saved); // ... and was undone
+    expect(await ws.processes()).toEqual([]);
+  });
 
   it("start, converse, stop, start: /messages after the restart equals the one before the stop", async () => {
     const { ws, rendered } = await setup();

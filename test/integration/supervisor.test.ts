@@ -6,6 +6,7 @@
 import { readFile, readlink, realpath, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { DOUBLE_ONLY, skipAllFor } from "../../support/vitest/skips.js";
 import { childPids, gooseUnderTest, isRunning, scratchDir, type Workspace } from "../../support/workspace/index.js";
 import {
   agentapiPids,
@@ -217,7 +218,8 @@ describe("the stop always wins", () => {
 });
 
 // The failure comes from a knob of the double (test/goose-double/README.md).
-describe.skipIf(gooseUnderTest().real)("a Goose that cannot resume", () => {
+describe("a Goose that cannot resume", () => {
+  skipAllFor(gooseUnderTest().real ? DOUBLE_ONLY : null);
   it("exits 1 at once on every resume: five failed restarts, then a give-up that says why, in the log and the launch record", async () => {
     // The knob reaches the double through the start's environment, which the supervisor and AgentAPI inherit.
     const refusal = path.join(await scratchDir("knob"), "resume-error");

@@ -7,6 +7,7 @@ import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeF
 import { createServer } from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { needsRoot } from "../../support/vitest/skips.js";
 import { childPids, gooseSessionExtensions, run, umaskOf } from "../../support/workspace/index.js";
 import {
   agentapiPids,
@@ -188,16 +189,10 @@ extensions:
 
 describe("the stop on a full disk", () => {
   it("still saves what it can, lets Goose exit by itself, and says the disk is full", async ({ skip }) => {
-    if (process.getuid?.() !== 0) {
-      console.log("skipped: mounting a small tmpfs as the workspace's HOME needs root");
-      skip();
-    }
+    skip(process.getuid?.() !== 0, needsRoot("mounting a small tmpfs as the workspace's HOME"));
     const ws = await newWorkspace();
     const mounted = await run("mount", ["-t", "tmpfs", "-o", "size=24m,mode=0755", "tmpfs", ws.home]);
-    if (mounted.code !== 0) {
-      console.log(`skipped: mount -t tmpfs failed: ${mounted.stderr.trim()}`);
-      skip();
-    }
+    skip(mounted.code !== 0, `mount -t tmpfs failed: ${mounted.stderr.trim()}`);
     try {
       // The supervisor's autosave would have saved the chat before the disk
       // filled up; this is about the stop's own save meeting a full disk.

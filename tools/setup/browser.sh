@@ -5,6 +5,21 @@
 # ---- 7. Browser test (the full profile)
 # In the lifecycle profile these steps only look for what an earlier run left.
 
+# Another package manager (unattended-upgrades on a fresh machine, say) may hold apt's locks
+# for minutes: apt-get install waits for dpkg's (DPkg::Lock::Timeout, APT 1.9.11+), and
+# apt-get update, which never waits for the lists' lock, is tried again, both up to this bound.
+APT_LOCK_WAIT_S=300
+
+apt_update_waiting() {
+  local waited=0
+  until run_logged chromium-apt-update apt-get update -q; do
+    grep -q "Could not get lock" "$LOG_DIR/chromium-apt-update.log" && ((waited < APT_LOCK_WAIT_S)) || return 1
+    ((waited > 0)) || log "another package manager holds apt's lock; waiting up to $APT_LOCK_WAIT_S s"
+    sleep 5
+    waited=$((waited + 5))
+  done
+}
+
 # step_chromium: CHROMIUM_BIN, or empty with CHROMIUM_SKIP saying how to get it. The emoji
 # font draws the "⏱" Goose prints after each reply in the screenshots.
 step_chromium() {
@@ -14,8 +29,9 @@ step_chromium() {
   if [[ -z "$bin" && "$PROFILE" == full && "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
     t="$(now_ms)"
     log "installing Debian's chromium with apt-get (log: $(rel "$LOG_DIR/chromium-apt.log"))"
-    if run_logged chromium-apt-update apt-get update -q &&
-      run_logged chromium-apt env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-color-emoji; then
+    if apt_update_waiting &&
+      run_logged chromium-apt env DEBIAN_FRONTEND=noninteractive apt-get -o "DPkg::Lock::Timeout=$APT_LOCK_WAIT_S" \
+        install -y -q chromium fonts-noto-color-emoji; then
       bin="$(command -v chromium || true)"
       log "chromium installed in $(since "$t")"
     fi

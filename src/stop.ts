@@ -1,51 +1,23 @@
 import { saveBeforeStop } from "./agentapi/state-save.js";
 import { mayTypeExit } from "./goose/mode.js";
-import { log, phase, reportFatal, warn } from "./lib/log.js";
+import { log, phase, reportFatal } from "./lib/log.js";
 import { portListeners } from "./lib/port-owner.js";
 import { endAgentapi, settleTurn } from "./lifecycle/agentapi-end.js";
 import { verifyChatAfterStop } from "./lifecycle/chat-file.js";
 import { identities, readLaunchRecord, recordStopFindings, watchedFiles } from "./lifecycle/launch-record.js";
 import { endLeftovers } from "./lifecycle/leftovers.js";
-import { acquireLifecycleLock, type LifecycleLock } from "./lifecycle/lock.js";
 import { recordStop } from "./lifecycle/stop-request.js";
-import { homeDir, parseStopConfig, takeScriptInputs } from "./settings/config.js";
-import { findAgentapiToStop, stopBounds, stopBudgetMs } from "./stop/stop-steps.js";
+import { homeDir, parseStopConfig, type StopConfig, takeScriptInputs } from "./settings/config.js";
+import { findAgentapiToStop, type StopBounds, stopBounds, stopBudgetMs, takeLock } from "./stop/stop-steps.js";
 import { sendTaskSnapshot } from "./stop/task-snapshot.js";
 import { standDownSupervisor } from "./supervisor/process.js";
-
-/**
- * The whole stop holds the module folder's lifecycle lock, so no start or
- * supervisor launches or claims anything while it runs, and a second stop at
- * the same time waits for this one and then finds nothing left to do. A start
- * or the supervisor holds it for milliseconds; past the bound (a stuck
- * holder) the stop goes on without it, because the stop must always end.
- */
-async function lock(moduleDir: string, waitForStopMs: number, boundMs: number): Promise<LifecycleLock | null> {
-  let outcome: Awaited<ReturnType<typeof acquireLifecycleLock>>;
-  try {
-    outcome = await acquireLifecycleLock(moduleDir, "stop", {
-      patienceMs: (holder) => (holder.startsWith("stop ") ? waitForStopMs : boundMs),
-    });
-  } catch (error) {
-    // Creating the lock's folder and socket needs a little disk, which a full disk refuses.
-    warn(`could not take the lifecycle lock of ${moduleDir} (${(error as Error).message}); stopping without it`);
-    return null;
-  }
-  if ("lock" in outcome) return outcome.lock;
-  if ("busy" in outcome)
-    warn(
-      `${outcome.busy} still held the lifecycle lock of ${moduleDir} after ${outcome.waitedMs} ms; stopping without it`,
-    );
-  else if ("aborted" in outcome) warn(`stopping without the lifecycle lock: ${outcome.aborted}`);
-  return null;
-}
 
 async function main(): Promise<number> {
   const config = parseStopConfig(takeScriptInputs().settings, homeDir());
   const bounds = stopBounds(config.bounds);
   const { paths } = config;
   const started = Date.now();
-  const held = await phase("lock", () => lock(paths.dir, stopBudgetMs(bounds), bounds.lock));
+  const held = await phase("lock", () => takeLock(paths.dir, stopBudgetMs(bounds), bounds.lock));
   try {
     return await stop(config, bounds, started, held !== null);
   } finally {
@@ -53,12 +25,7 @@ async function main(): Promise<number> {
   }
 }
 
-async function stop(
-  config: ReturnType<typeof parseStopConfig>,
-  bounds: ReturnType<typeof stopBounds>,
-  started: number,
-  locked: boolean,
-): Promise<number> {
+async function stop(config: StopConfig, bounds: StopBounds, started: number, locked: boolean): Promise<number> {
   const { paths } = config;
   const { launched, note } = await readLaunchRecord(paths.launchRecord, {
     port: config.port,

@@ -5,7 +5,6 @@ import { watchFolders } from "../lib/folder-changes.js";
 import { log, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { signal } from "../lib/processes.js";
-import type { Launched } from "../lifecycle/launch-record.js";
 
 interface FileMark {
   ino: number;
@@ -81,7 +80,8 @@ export async function saveState(
 
 /** The stop's save step: asks a running AgentAPI whose start confirmed persistence to save, and says how that went. */
 export async function saveBeforeStop(opts: {
-  launched: Launched;
+  /** What the launch record says of persistence (the stop's reading of it). */
+  launched: { persistence: boolean; persistenceReason: string; stateFile: string };
   /** The running AgentAPI's PID; null when none runs. */
   agentapiPid: number | null;
   agentLog: string;

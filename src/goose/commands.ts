@@ -1,7 +1,7 @@
 import { agentapiEnv } from "../agentapi/command.js";
+import type { GooseMode } from "../settings/config.js";
 import { additionalConfigFiles } from "./goose-config.js";
 import { CONTINUATION_TEXT } from "./interrupted-turn.js";
-import type { GooseMode } from "./mode.js";
 
 /** Goose's type for AgentAPI (`--type`), which picks how AgentAPI reads its screen. */
 export const AGENTAPI_TYPE = "goose";

@@ -1,10 +1,4 @@
-// Goose's permission modes (GooseMode in crates/goose-provider-types/src/goose_mode.rs,
-// aaif-goose/goose @ v1.46.1, serialised in snake_case): auto runs every tool
-// call, smart_approve asks before the ones it judges sensitive, approve asks
-// before each one, chat makes none.
-export const GOOSE_MODES = ["auto", "smart_approve", "approve", "chat"] as const;
-
-export type GooseMode = (typeof GOOSE_MODES)[number];
+import type { GooseMode } from "../settings/config.js";
 
 /**
  * Whether the stop may type `/exit` + Enter into Goose's terminal. In the

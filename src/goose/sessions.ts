@@ -1,6 +1,6 @@
-import { access } from "node:fs/promises";
 import path from "node:path";
 import { commandPath, type RunResult, run } from "../lib/exec.js";
+import { exists } from "../lib/files.js";
 import {
   type ListedSession,
   parseSessionExport,
@@ -65,15 +65,6 @@ async function tailFromExport(opts: {
     return parseSessionExport(result.stdout);
   } catch (error) {
     return { problem: `${label} printed something that is not a session export (${(error as Error).message})` };
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,6 +1,7 @@
 import { lstat, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../lib/atomic-write.js";
+import { ownedByUs } from "../lib/files.js";
 import { mkdirPrivate } from "../lib/private-dirs.js";
 import type { GooseSettings } from "../settings/config.js";
 import { extensionsLayer, moduleExtensions, upsertHintsBlock } from "./goose-config.js";
@@ -21,10 +22,6 @@ export interface GooseSetupResult {
 type Decision = { kind: "unchanged" } | { kind: "write"; text: string; detail: string };
 
 type Location = { kind: "missing" } | { kind: "file"; path: string; mode: number } | { kind: "refuse"; reason: string };
-
-function ownedByUs(uid: number): boolean {
-  return typeof process.getuid !== "function" || process.getuid() === uid;
-}
 
 /**
  * Where the user's file really is and whether the module may replace it.

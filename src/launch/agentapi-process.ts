@@ -4,7 +4,7 @@ import { findRunningAgentapi } from "../agentapi/server.js";
 import { type AgentStatus, getStatus, pollStatus } from "../agentapi/status.js";
 import { readScreen } from "../agentapi/terminal.js";
 import { prepareAgentapiTmp } from "../agentapi/tmp.js";
-import { type GooseMode, mayTypeExit } from "../goose/mode.js";
+import { mayTypeExit } from "../goose/mode.js";
 import { failedExtensions } from "../goose/screen.js";
 import { logTail } from "../lib/command-log.js";
 import { startDetached } from "../lib/detached.js";
@@ -16,7 +16,7 @@ import { AGENTAPI_SHUTDOWN_MS, endAgentapi, endBounds, settleTurn } from "../lif
 import { verifyChatAfterStop } from "../lifecycle/chat-file.js";
 import { acquireLifecycleLock, type LifecycleLock, lockPatience } from "../lifecycle/lock.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
-import type { ModulePaths } from "../settings/config.js";
+import type { GooseMode, ModulePaths } from "../settings/config.js";
 import { awaitFirstTurn } from "./first-turn.js";
 
 // AgentAPI itself answers within a second; the bound covers slow disks.

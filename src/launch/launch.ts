@@ -12,10 +12,11 @@ import { launchAgentapi } from "./agentapi-process.js";
 import { checkContainment, containmentFiles, type Measured, measure, writableWarning } from "./containment.js";
 import { type LaunchPlan, planLaunch, prepareSavedChat } from "./launch-plan.js";
 
-/** The turn Goose starts with by itself (buildGooseArgs), as the log names it. */
-function firstTurnOf(plan: LaunchPlan, promptFile: string | null): string | undefined {
+/** The turn Goose starts with by itself (buildGooseArgs), as the log names it: a task's prompt, or ai_prompt's. */
+function firstTurnOf(plan: LaunchPlan, promptFile: string | null, taskId: string): string | undefined {
   if (plan.decision.mode === "warm") return plan.turn.action === "continue" ? "the interrupted turn" : undefined;
-  return promptFile === null ? undefined : "the task prompt";
+  if (promptFile === null) return undefined;
+  return taskId !== "" ? "the task prompt" : "the first prompt";
 }
 
 /** What the install step found or installed: the binaries and the folders put first on PATH. */
@@ -144,7 +145,7 @@ export async function launchGoose(opts: {
       persistence: gate.enabled,
       stateBackup,
       gooseMode: goose.mode,
-      firstTurn: firstTurnOf(plan, promptFile),
+      firstTurn: firstTurnOf(plan, promptFile, config.taskId),
       abort: opts.abort,
     }),
   );

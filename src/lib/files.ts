@@ -1,4 +1,4 @@
-import { lstat, readFile, stat } from "node:fs/promises";
+import { access, lstat, readFile, stat } from "node:fs/promises";
 
 /** A file's text, or null when it does not exist; any other failure is an error worth reporting. */
 export async function readOptional(file: string): Promise<string | null> {
@@ -8,6 +8,19 @@ export async function readOptional(file: string): Promise<string | null> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
+}
+
+/** Whether something is at `file` that this process may look at. */
+export async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Whether an owner uid is this process's user (always, where there are no uids). */
+export function ownedByUs(uid: number): boolean {
+  return typeof process.getuid !== "function" || process.getuid() === uid;
 }
 
 /**

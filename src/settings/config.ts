@@ -1,8 +1,15 @@
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { GOOSE_MODES, type GooseMode } from "../goose/mode.js";
 import { FieldError, Fields } from "../lib/json-fields.js";
 import { StepError } from "../lib/log.js";
+
+// Goose's permission modes (GooseMode in crates/goose-provider-types/src/goose_mode.rs,
+// aaif-goose/goose @ v1.46.1, serialised in snake_case): auto runs every tool
+// call, smart_approve asks before the ones it judges sensitive, approve asks
+// before each one, chat makes none.
+export const GOOSE_MODES = ["auto", "smart_approve", "approve", "chat"] as const;
+
+export type GooseMode = (typeof GOOSE_MODES)[number];
 
 // The settings document each coder_script hands its script: the AgentAPI
 // layer's part under "layer" (modules/agentapi/main.tf) and this module's part
@@ -118,7 +125,7 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
     stateFile,
     pidFile: layer.path("pid_file", path.join(dir, "agentapi.pid")),
     launchRecord: path.join(dir, "agentapi-launch.json"),
-    promptFile: path.join(dir, "task-prompt.md"),
+    promptFile: path.join(dir, "first-prompt.md"),
     supervisorPid: path.join(dir, "supervisor.pid"),
     tmp: path.join(dir, "tmp"),
     gooseLayer: path.join(dir, "goose-config.json"),

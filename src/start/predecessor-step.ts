@@ -16,6 +16,7 @@ import {
   staleEntriesInChangedConfig,
 } from "../goose/predecessor.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
+import { ownedByUs } from "../lib/files.js";
 
 export interface PredecessorReport {
   lines: string[];
@@ -23,10 +24,6 @@ export interface PredecessorReport {
 }
 
 type Examined = { kind: "missing" } | { kind: "file"; text: string; mode: number } | { kind: "not-file"; what: string };
-
-function ownedByUs(uid: number): boolean {
-  return typeof process.getuid !== "function" || process.getuid() === uid;
-}
 
 /** A user's file as it is, never through a link: lstat, then an O_NOFOLLOW read. */
 async function examine(file: string): Promise<Examined> {

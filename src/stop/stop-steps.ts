@@ -1,6 +1,7 @@
 import { findRunningAgentapi } from "../agentapi/server.js";
-import { log } from "../lib/log.js";
+import { log, warn } from "../lib/log.js";
 import { type EndBounds, endBounds } from "../lifecycle/agentapi-end.js";
+import { acquireLifecycleLock, type LifecycleLock, type LockOutcome } from "../lifecycle/lock.js";
 
 /**
  * The stop's steps, in order, each with its own bound in ms: the one place
@@ -44,4 +45,35 @@ export async function findAgentapiToStop(pidFile: string, port: number): Promise
   };
   log(messages[found.status]);
   return found.status === "running" ? found.pid : null;
+}
+
+/**
+ * The whole stop holds the module folder's lifecycle lock, so no start or
+ * supervisor launches or claims anything while it runs, and a second stop at
+ * the same time waits for this one and then finds nothing left to do. A start
+ * or the supervisor holds it for milliseconds; past the bound (a stuck
+ * holder) the stop goes on without it, because the stop must always end.
+ */
+export async function takeLock(
+  moduleDir: string,
+  waitForStopMs: number,
+  boundMs: number,
+): Promise<LifecycleLock | null> {
+  let outcome: LockOutcome;
+  try {
+    outcome = await acquireLifecycleLock(moduleDir, "stop", {
+      patienceMs: (holder) => (holder.startsWith("stop ") ? waitForStopMs : boundMs),
+    });
+  } catch (error) {
+    // Creating the lock's folder and socket needs a little disk, which a full disk refuses.
+    warn(`could not take the lifecycle lock of ${moduleDir} (${(error as Error).message}); stopping without it`);
+    return null;
+  }
+  if ("lock" in outcome) return outcome.lock;
+  if ("busy" in outcome)
+    warn(
+      `${outcome.busy} still held the lifecycle lock of ${moduleDir} after ${outcome.waitedMs} ms; stopping without it`,
+    );
+  else if ("aborted" in outcome) warn(`stopping without the lifecycle lock: ${outcome.aborted}`);
+  return null;
 }

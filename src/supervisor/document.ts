@@ -54,13 +54,13 @@ export function supervisorDocument(
 }
 
 /**
- * A restart resumes the session that was running, so it needs no prompt and
- * can never deliver it again, and no install script; it resumes even with
- * `continue = false`, which asks for a new session per workspace start, not
- * per crash.
+ * A restart resumes the session that was running (the document carries no
+ * prompt: settingsWithoutPrompt), and runs no install script; it resumes even
+ * with `continue = false`, which asks for a new session per workspace start,
+ * not per crash.
  */
 function forRestart(config: StartConfig): StartConfig {
-  const goose = { ...config.goose, prompt: "", continue: true, installScript: { pre: "", post: "" } };
+  const goose = { ...config.goose, continue: true, installScript: { pre: "", post: "" } };
   return { ...config, goose };
 }
 

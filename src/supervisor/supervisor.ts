@@ -7,6 +7,7 @@ import { ContainmentChanged } from "../launch/containment.js";
 import { launchGoose } from "../launch/launch.js";
 import { ensurePortFree, reuseRunningAgentapi } from "../launch/start-checks.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
+import { exists } from "../lib/files.js";
 import { Fields } from "../lib/json-fields.js";
 import { log, StepError, stampLogLines, warn } from "../lib/log.js";
 import { recordSupervisorGaveUp } from "../lifecycle/launch-record.js";
@@ -14,7 +15,7 @@ import { stoppedSince } from "../lifecycle/stop-request.js";
 import { homeDir, type ModulePaths } from "../settings/config.js";
 import { readSupervisorDocument, type SupervisorInputs } from "./document.js";
 import { decideRestart, noteRunEnded, type RestartHistory } from "./restart-policy.js";
-import { exists, saveAfterTurn } from "./watch.js";
+import { saveAfterTurn } from "./watch.js";
 
 // The sh supervisor (supervisor.sh) starts this code in one of two modes and
 // reads the restart mode's exit code: AgentAPI runs again, the restart failed

@@ -1,4 +1,3 @@
-import { access } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { agentapiUrl } from "../agentapi/server.js";
 import { saveState } from "../agentapi/state-save.js";
@@ -10,13 +9,6 @@ import { savedMessageTexts } from "../lifecycle/chat-file.js";
 import { AUTOSAVE_START, autosaveStep, type ChatVersusSaved, compareWithSaved } from "./autosave.js";
 
 const SAVE_TIMEOUT_MS = 2000;
-
-export async function exists(dir: string): Promise<boolean> {
-  return access(dir).then(
-    () => true,
-    () => false,
-  );
-}
 
 /** What AgentAPI shows against what its state file holds; null when /messages does not answer. */
 async function chatVersusSaved(port: number, stateFile: string): Promise<ChatVersusSaved | null> {

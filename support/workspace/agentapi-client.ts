@@ -2,8 +2,7 @@
 // /messages, POST /message.
 import { readFile } from "node:fs/promises";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { tail } from "../../src/lib/command-log.js";
-import { waitFor } from "./exec.js";
+import { tail, waitFor } from "./exec.js";
 
 export interface ChatMessage {
   id: number;

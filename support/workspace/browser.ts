@@ -2,8 +2,8 @@
 // (which downloads no browser of its own), reaching AgentAPI's chat page
 // through the app proxy stand-in. What a test reads is the page's text.
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { pollUntil } from "../../src/lib/poll.js";
 import type { AppProxy } from "./app-proxy.js";
+import { pollUntil } from "./exec.js";
 
 /** What the browser test needs from tools/setup.sh, or why it cannot run here (one line). */
 export function browserTools(): { chromium: string; agentapi: string } | { skip: string } {

@@ -1,5 +1,5 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { execa } from "execa";
-import { pollUntil } from "../../src/lib/poll.js";
 
 export interface RunResult {
   code: number;
@@ -56,6 +56,30 @@ export async function run(
     stderr: String(result.stderr ?? ""),
     ms: Date.now() - started,
   };
+}
+
+/**
+ * Calls `check` every `intervalMs` until it returns a value or `timeoutMs`
+ * passes: the harness's own loop, not the module's (src/lib/poll.ts), so a
+ * defect there cannot hide in what a test waits for.
+ */
+export async function pollUntil<T>(
+  check: () => Promise<T | undefined>,
+  opts: { timeoutMs: number; intervalMs: number },
+): Promise<{ value: T } | { timedOut: true }> {
+  const deadline = Date.now() + opts.timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return { value };
+    const left = deadline - Date.now();
+    if (left <= 0) return { timedOut: true };
+    await delay(Math.min(opts.intervalMs, left));
+  }
+}
+
+/** The last `lines` lines of a command's output, for an error message. */
+export function tail(text: string, lines = 20): string {
+  return text.replace(/\s+$/, "").split("\n").slice(-lines).join("\n");
 }
 
 /** Polls (no fixed sleeps) until `check` is truthy; an error naming `what` once the bound passes. */

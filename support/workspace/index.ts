@@ -3,12 +3,11 @@
 // as the Coder agent does, talk to AgentAPI, stand in for the Coder
 // deployment, and look at Goose's database and the workspace's processes.
 
-export { childPids, isRunning, readCmdline } from "../../src/lib/processes.js";
 export type { ChatMessage, RawResponse } from "./agentapi-client.js";
 export { coderAgentEnv } from "./coder-agent.js";
 export { CoderEndpoint, type EndpointAnswer, type RecordedRequest, type SnapshotPost } from "./coder-endpoint.js";
 export { EgressProxy } from "./egress-proxy.js";
-export { type RunResult, run, waitFor } from "./exec.js";
+export { pollUntil, type RunResult, run, tail, waitFor } from "./exec.js";
 export { type GooseUnderTest, gooseUnderTest, linkGoose } from "./goose.js";
 export {
   type GooseMessage,
@@ -27,7 +26,17 @@ export {
   README_SYSTEM_PROMPT,
   writePredecessorHome,
 } from "./predecessor-home.js";
-export { commandLine, killProcessesWithEnv, parentPid, processesWithEnv, processState, umaskOf } from "./processes.js";
+export {
+  childPids,
+  commandLine,
+  isRunning,
+  killProcessesWithEnv,
+  parentPid,
+  processesWithEnv,
+  processState,
+  readCmdline,
+  umaskOf,
+} from "./processes.js";
 export { type Certificate, gooseTarball, ReleaseMirror, sha256, throwawayCertificate } from "./release-mirror.js";
 export {
   CODER_TASK,

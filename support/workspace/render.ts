@@ -3,8 +3,7 @@
 // The coder_scripts come out of the applied state.
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { tail } from "../../src/lib/command-log.js";
-import { run } from "./exec.js";
+import { run, tail } from "./exec.js";
 import { repoRoot, scratchDir, tools } from "./repo.js";
 
 export interface AppliedResource {

@@ -25,10 +25,13 @@ import {
   flat,
   launchRecord,
   newWorkspace,
+  output,
+  PLAIN,
   PROMPT,
   render,
   SESSION,
   setTurnMs,
+  start,
   steadyProcesses,
   stop,
   task,
@@ -116,6 +119,18 @@ describe("start script", () => {
     const state = JSON.parse(await readFile(stateFile, "utf8"));
     expect(state.version).toBe(1);
     expect(flat(state.messages.map((m: { message: string }) => m.message).join(" "))).toContain(head(reply));
+  });
+
+  it("a plain workspace's ai_prompt: the log calls it the first prompt, its file says nothing of a task, and Goose gets it once", async () => {
+    const ws = await newWorkspace();
+    const prompt = "Summarise the README.";
+    const rendered = await render(ws, { ...PLAIN, ai_prompt: prompt });
+    const started = output(await start(ws, rendered));
+    expect(started).toContain("Goose has answered the first prompt");
+    expect(started).not.toContain("task prompt");
+    expect(await ws.readModuleFile("first-prompt.md")).toBe(prompt);
+    expect(await ws.deliveries(prompt)).toBe(1);
+    await stop(ws, rendered);
   });
 
   // Observed with Goose 1.46.1: while it answers the task prompt it draws no
@@ -462,7 +477,7 @@ describe("start script", () => {
 
     expect((await stat(folder)).isDirectory()).toBe(true);
     expect(await ws.deliveries(prompt)).toBe(1);
-    expect(await ws.readModuleFile("task-prompt.md")).toBe(prompt);
+    expect(await ws.readModuleFile("first-prompt.md")).toBe(prompt);
     const [session] = (await gooseSessions(ws)).filter((s) => s.name === "task.hostile_1");
     expect(session?.working_dir).toBe(folder);
 

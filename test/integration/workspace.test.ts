@@ -121,7 +121,7 @@ describe("the module's files are private, everything else keeps the workspace's 
 
     for (const dir of ["", "logs", "scripts", "bin"])
       expect(await mode(path.join(ws.moduleDir, dir)), `${dir || "module folder"}`).toBe(0o700);
-    const files = ["agentapi-launch.json", "agentapi-state.json.owner.json", "task-prompt.md"];
+    const files = ["agentapi-launch.json", "agentapi-state.json.owner.json", "first-prompt.md"];
     for (const file of [...files, "logs/agentapi.log", "logs/pre_install.log", "logs/post_install.log"])
       expect(await mode(path.join(ws.moduleDir, file)), file).toBe(0o600);
     await stop(ws, rendered);

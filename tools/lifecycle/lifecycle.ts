@@ -14,7 +14,6 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { tail } from "../../src/lib/command-log.js";
 import {
   CoderEndpoint,
   coderAgentEnv,
@@ -27,6 +26,7 @@ import {
   resourceValues,
   run as runCommand,
   scratchDir,
+  tail,
   tools,
   Workspace,
   waitFor,

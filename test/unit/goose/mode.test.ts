@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
-import { type GooseMode, mayTypeExit } from "../../../src/goose/mode.js";
+import { mayTypeExit } from "../../../src/goose/mode.js";
+import type { GooseMode } from "../../../src/settings/config.js";
 
 it.each<[GooseMode, boolean]>([
   // Nothing in Goose asks before a tool call: Enter can only reach the prompt.

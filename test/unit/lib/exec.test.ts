@@ -8,9 +8,12 @@ const at = scratchDir("exec-test");
 const sh = (script: string, opts?: Parameters<typeof run>[2]) => run("/bin/sh", ["-c", script], opts);
 const exe = (file: string) => writeFile(file, "#!/bin/sh\n", { mode: 0o755 });
 
-/** True once the process is gone or a zombie nobody reaps (containers often have no init that reaps). */
+/**
+ * True once the process is gone or a zombie nobody reaps (containers often
+ * have no init that reaps), within 10 s: a loaded machine can take seconds.
+ */
 async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 500; i++) {
     const stat = await readText(`/proc/${pid}/stat`).catch(() => null);
     if (stat === null || /^\d+ \(.*\) Z/.test(stat)) return true;
     await delay(20);

@@ -1,5 +1,6 @@
-// The lifecycle lock and the stop count (lifecycle-lock.ts, stop-request.ts),
-// with several real processes at once: the bundle of lifecycle-driver.ts (drive.ts).
+// The lifecycle lock and the stop count (src/lifecycle/lock.ts and
+// stop-request.ts), with several real processes at once: lifecycle-driver.ts,
+// bundled and run by drive.ts.
 
 import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";

@@ -1,10 +1,10 @@
 import { decidePersistence } from "./agentapi/persistence-gate.js";
-import { applyPromptSources } from "./goose/prompt-source.js";
 import { launchGoose } from "./launch/launch.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
 import { log, phase, reportFatal, StepError, warn } from "./lib/log.js";
 import { portHolderIfTaken } from "./lib/port-owner.js";
 import { stopCount } from "./lifecycle/stop-request.js";
+import { applyPromptSources } from "./predecessor/prompt-env.js";
 import { homeDir, parseStartConfig, takeScriptInputs } from "./settings/config.js";
 import { installAndConfigure } from "./start/install-step.js";
 import { startSupervisor } from "./start/start-supervisor.js";

@@ -29,14 +29,14 @@ export interface ListedSession {
 
 const RESUMABLE_TYPES = new Set(["user", "scheduled"]);
 
-function activity(session: ListedSession): string {
+export function activity(session: ListedSession): string {
   return String(session.last_message_at ?? session.updated_at ?? "");
 }
 
-const messagesOf = (session: ListedSession) => Number(session.message_count ?? 0) || 0;
+export const messagesOf = (session: ListedSession) => Number(session.message_count ?? 0) || 0;
 
 /** Most recently active first, then the highest id (list_sessions_matching's ORDER BY). */
-function byActivity(a: ListedSession, b: ListedSession): number {
+export function byActivity(a: ListedSession, b: ListedSession): number {
   return activity(b).localeCompare(activity(a)) || String(b.id).localeCompare(String(a.id));
 }
 
@@ -97,50 +97,6 @@ export function describeNamesakes(name: string, probe: SessionProbe & { kind: "f
       ? ""
       : `; goose session --resume --name would have taken the empty ${namesakes.goosePick}`;
   return `${namesakes.ids.length} Goose sessions are named "${name}" (${namesakes.ids.join(", ")}); resuming ${probe.id} by its id, ${why}${goose}`;
-}
-
-/** A session a predecessor module left, as the start log names it. */
-export interface EarlierSession {
-  id: string;
-  name: string;
-  messages: number;
-  lastActive: string;
-}
-
-/**
- * The start log's note about the predecessor's last conversation, which a
- * start does not resume: Goose's CLI has no way to rename a session (`--name`
- * and `--session-id` are one argument group), and a resumed session loads the
- * extensions saved in it (EnabledExtensionsState::for_session,
- * crates/goose/src/session/extension_data.rs at v1.46.1), which would bring
- * back the 3.0.1 entries the module's own settings replace.
- */
-export function describeEarlierConversation(earlier: EarlierSession, sessionName: string): string {
-  const name = earlier.name === "" ? "" : ` "${earlier.name}"`;
-  return `coder/goose 3.x ran here before: its last conversation is Goose session ${earlier.id}${name} (${earlier.messages} message(s), last active ${earlier.lastActive}); the module does not resume it as "${sessionName}", because Goose cannot rename a session and a resumed session keeps the extensions 3.x saved in it; to open it in a terminal: goose session --resume --session-id ${earlier.id}`;
-}
-
-/**
- * The newest conversation coder/goose 3.0.1 could have left in `folder` (its
- * resolved path, as Goose stores working_dir): 3.0.1 ran a bare `goose` or
- * `goose run` without `--name` in the folder at every start, so its sessions
- * are user sessions whose name Goose chose ("CLI Session", or a name Goose
- * generated from the first messages: user_set_name false). Sessions without a
- * message hold nothing to continue. Null when there is none.
- */
-export function findEarlierConversation(sessions: ListedSession[], folder: string): EarlierSession | null {
-  const candidates = sessions
-    .filter((s) => s.session_type === "user" && s.user_set_name !== true && s.working_dir === folder)
-    .filter((s) => typeof s.id === "string" && messagesOf(s) > 0)
-    .sort(byActivity);
-  const newest = candidates[0];
-  if (!newest) return null;
-  return {
-    id: String(newest.id),
-    name: typeof newest.name === "string" ? newest.name : "",
-    messages: messagesOf(newest),
-    lastActive: activity(newest),
-  };
 }
 
 /** The end of a session's conversation as the user sees it. */

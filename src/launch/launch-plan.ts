@@ -1,19 +1,12 @@
 import { realpath } from "node:fs/promises";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
-import { predecessorRan } from "../goose/predecessor.js";
-import {
-  describeEarlierConversation,
-  describeNamesakes,
-  findEarlierConversation,
-  type ListedSession,
-  type SessionProbe,
-  type TailRead,
-} from "../goose/session-records.js";
+import { describeNamesakes, type SessionProbe, type TailRead } from "../goose/session-records.js";
 import { gooseSessionsDb, readSession } from "../goose/sessions.js";
 import { fileIdentity } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";
 import { type ChatOwner, prepareChat, readSavedChat, type SavedChat } from "../lifecycle/chat-file.js";
 import { type GooseAnswer, identities, readRecordedLaunch, watchedFiles } from "../lifecycle/launch-record.js";
+import { noteEarlierConversation } from "../predecessor/earlier-conversation.js";
 import type { GooseSettings, ModulePaths } from "../settings/config.js";
 import { decideSession, type StartDecision } from "./session-decision.js";
 import { conversationEnd, decideShortcut, type ShortcutNow } from "./warm-shortcut.js";
@@ -33,23 +26,6 @@ export interface LaunchPlan {
 
 async function resolved(dir: string): Promise<string> {
   return realpath(dir).catch(() => dir);
-}
-
-/**
- * On the first start after coder/goose 3.x (its folder in HOME, no session
- * with the module's name yet), names the conversation 3.x left in the folder
- * and how to open it. It reads the list the probe already has: no Goose
- * process of its own, and none at all once the module's session exists.
- */
-async function noteEarlierConversation(
-  sessions: ListedSession[],
-  home: string,
-  folder: string,
-  name: string,
-): Promise<void> {
-  if (!(await predecessorRan(home))) return;
-  const earlier = findEarlierConversation(sessions, await resolved(folder));
-  if (earlier) log(describeEarlierConversation(earlier, name));
 }
 
 /** What a launch is planned from: the settings, the Goose to ask, and where it runs. */
@@ -111,7 +87,7 @@ export async function planLaunch(opts: PlanInputs): Promise<LaunchPlan> {
   }
   log(`${decision.mode} start: ${decision.reason}`);
   if (probe.kind === "absent" && read.sessions)
-    await noteEarlierConversation(read.sessions, opts.home, opts.folder, name);
+    await noteEarlierConversation(read.sessions, opts.home, await resolved(opts.folder), name);
   // Goose stores the resolved folder and compares resolved paths (observed with 1.46.1).
   if (
     probe.kind === "found" &&

@@ -7,8 +7,8 @@ import { runUserScript } from "../install/user-scripts.js";
 import { commandPath } from "../lib/exec.js";
 import { log, phase, warn } from "../lib/log.js";
 import { sideBySide } from "../lib/side-by-side.js";
+import { retirePredecessor } from "../predecessor/retire.js";
 import type { ModulePaths, StartConfig } from "../settings/config.js";
-import { retirePredecessor } from "./predecessor-step.js";
 
 /**
  * pre_install_script, the AgentAPI and Goose installs, Goose's config (after

@@ -27,6 +27,7 @@ const LAYERS = [
   ["settings"],
   ["agentapi"],
   ["goose", "install"],
+  ["predecessor"],
   ["lifecycle"],
   ["launch"],
   ["supervisor"],

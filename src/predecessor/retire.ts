@@ -2,6 +2,8 @@ import { constants } from "node:fs";
 import { link, lstat, open, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { upsertHintsBlock } from "../goose/goose-config.js";
+import { writeFileAtomic } from "../lib/atomic-write.js";
+import { ownedByUs } from "../lib/files.js";
 import {
   describeMovedEntries,
   type FolderEntry,
@@ -14,9 +16,7 @@ import {
   PREDECESSOR_DIR,
   PREDECESSOR_PORT,
   staleEntriesInChangedConfig,
-} from "../goose/predecessor.js";
-import { writeFileAtomic } from "../lib/atomic-write.js";
-import { ownedByUs } from "../lib/files.js";
+} from "./config-files.js";
 
 export interface PredecessorReport {
   lines: string[];

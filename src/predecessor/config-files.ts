@@ -6,7 +6,7 @@
 // (the files under ~/.goose-module).
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { upsertHintsBlock } from "./goose-config.js";
+import { upsertHintsBlock } from "../goose/goose-config.js";
 
 export const PREDECESSOR = "coder/goose 3.x";
 /** The port 3.x's coder extension always pointed at: main.tf wrote it as a constant. */

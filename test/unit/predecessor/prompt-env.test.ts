@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type PromptInputs, resolvePrompts, takePromptEnv } from "../../../src/goose/prompt-source.js";
+import { type PromptInputs, resolvePrompts, takePromptEnv } from "../../../src/predecessor/prompt-env.js";
 
 const none: PromptInputs = {
   prompt: "",

@@ -6,7 +6,7 @@ import {
   isPredecessorFolder,
   matchPredecessorConfig,
   staleEntriesInChangedConfig,
-} from "../../../src/goose/predecessor.js";
+} from "../../../src/predecessor/config-files.js";
 import {
   DESKTOP_COMMANDER,
   predecessorConfigYaml,

@@ -1,12 +1,9 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PREDECESSOR_DIR, predecessorRan } from "../../../src/goose/predecessor.js";
-import {
-  describeEarlierConversation,
-  findEarlierConversation,
-  type ListedSession,
-} from "../../../src/goose/session-records.js";
+import type { ListedSession } from "../../../src/goose/session-records.js";
+import { PREDECESSOR_DIR, predecessorRan } from "../../../src/predecessor/config-files.js";
+import { describeEarlierConversation, findEarlierConversation } from "../../../src/predecessor/earlier-conversation.js";
 import { scratchDir } from "../scratch.js";
 
 const at = scratchDir("predecessor-test");

@@ -2,7 +2,7 @@ import { lstat, readdir, readFile, readlink, rename, symlink, writeFile } from "
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { upsertHintsBlock } from "../../../src/goose/goose-config.js";
-import { retirePredecessor } from "../../../src/start/predecessor-step.js";
+import { retirePredecessor } from "../../../src/predecessor/retire.js";
 import {
   DESKTOP_COMMANDER,
   predecessorConfigYaml,

@@ -28,7 +28,9 @@ const shText = {
   name: "sh-text",
   setup(b) {
     b.onLoad({ filter: /\.sh$/ }, ({ path }) => ({
-      contents: readFileSync(path, "utf8").replace(/^\s*#.*\n/gm, "").replace(/^[ \t]+/gm, ""),
+      contents: readFileSync(path, "utf8")
+        .replace(/^\s*#.*\n/gm, "")
+        .replace(/^[ \t]+/gm, ""),
       loader: "text",
     }));
   },

@@ -1,7 +1,6 @@
 import { saveBeforeStop } from "./agentapi/state-save.js";
 import { mayTypeExit } from "./goose/mode.js";
 import { log, phase, reportFatal } from "./lib/log.js";
-import { portListeners } from "./lib/port-owner.js";
 import { endAgentapi, settleTurn } from "./lifecycle/agentapi-end.js";
 import { verifyChatAfterStop } from "./lifecycle/chat-file.js";
 import { identities, readLaunchRecord, recordStopFindings, watchedFiles } from "./lifecycle/launch-record.js";
@@ -53,11 +52,10 @@ async function stop(config: StopConfig, bounds: StopBounds, started: number, loc
           atPrompt: turn?.atPrompt ?? false,
         }),
   );
-  // Once this stop ended the AgentAPI it found, or when nothing listens on
-  // its port: an AgentAPI the stop could not name stays untouched, with all it runs.
-  await phase("leftovers", async () => {
-    if (agentapiPid !== null || (await portListeners(port)).length === 0) await endLeftovers(paths.dir);
-  });
+  // Only once this stop ended the AgentAPI it found: one it could not name
+  // (a start may be launching it) stays untouched, with all it runs, and the
+  // next launch ends what the last Goose left.
+  await phase("leftovers", async () => (agentapiPid === null ? undefined : endLeftovers(paths.dir)));
   const lost = await phase("verify", () =>
     verifyChatAfterStop({
       stateFile,

@@ -14,6 +14,7 @@ import { describePortHolder, listensOn } from "../lib/port-owner.js";
 import { isRunning, killTree, readPidFile, removePidFile, waitForExit, writePidFile } from "../lib/processes.js";
 import { AGENTAPI_SHUTDOWN_MS, endAgentapi, endBounds, settleTurn } from "../lifecycle/agentapi-end.js";
 import { verifyChatAfterStop } from "../lifecycle/chat-file.js";
+import { endLeftovers } from "../lifecycle/leftovers.js";
 import { acquireLifecycleLock, type LifecycleLock, lockPatience } from "../lifecycle/lock.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import type { GooseMode, ModulePaths } from "../settings/config.js";
@@ -251,6 +252,9 @@ export async function launchAgentapi(opts: {
     // Another start, or the supervisor, launched one meanwhile: one AgentAPI per module folder.
     const running = await findRunningAgentapi(paths.pidFile, port);
     if (running.status === "running") return useRunning(running.pid, port, paths);
+    // None runs, and none can start while this holds the lock: whatever has
+    // the launch's mark is what the last Goose left.
+    await endLeftovers(paths.dir);
     await prepareAgentapiTmp(paths.tmp);
     launched = await startAgentapi({ ...opts, logFile: agentLog, pidFile: paths.pidFile });
     // The lock is let go once the PID file names it, so whoever takes the lock next finds it.

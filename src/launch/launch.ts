@@ -5,7 +5,7 @@ import { expandHome, gatewayEnv } from "../goose/governance.js";
 import { writePromptFile } from "../goose/task-prompt.js";
 import { phase, warn } from "../lib/log.js";
 import { writeLaunchRecord } from "../lifecycle/launch-record.js";
-import { endLeftovers, runMark } from "../lifecycle/leftovers.js";
+import { runMark } from "../lifecycle/leftovers.js";
 import { decideAccess } from "../settings/access-lists.js";
 import type { StartConfig } from "../settings/config.js";
 import { launchAgentapi } from "./agentapi-process.js";
@@ -78,7 +78,6 @@ export async function launchGoose(opts: {
       configLayer: paths.gooseLayer,
     });
 
-  await endLeftovers(paths.dir);
   // Before any of them runs: goose's session helpers run outside the firewall.
   const containment = await confinement(opts, envWith(false).PATH ?? "");
 

@@ -17,8 +17,9 @@ export function runMark(moduleDir: string): Record<string, string> {
 
 /**
  * Ends (SIGKILL) every process the last Goose's commands left running. Only
- * while no AgentAPI of this module runs: before a launch, after the stop.
- * A process that replaced its whole environment is not found.
+ * while no AgentAPI of this module runs or starts: a launch under the
+ * lifecycle lock, a stop that ended the AgentAPI it found. A process that
+ * replaced its whole environment is not found.
  */
 export async function endLeftovers(moduleDir: string): Promise<void> {
   const pids = await startedWith(`${MARK}=${moduleDir}`);

@@ -1,8 +1,7 @@
-import { realpath } from "node:fs/promises";
 import { decideInterruptedTurn, type TurnDecision } from "../goose/interrupted-turn.js";
 import { describeNamesakes, type SessionProbe, type TailRead } from "../goose/session-records.js";
 import { gooseSessionsDb, readSession } from "../goose/sessions.js";
-import { fileIdentity } from "../lib/files.js";
+import { fileIdentity, resolvedPath } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";
 import { type ChatOwner, prepareChat, readSavedChat, type SavedChat } from "../lifecycle/chat-file.js";
 import { type GooseAnswer, identities, readRecordedLaunch, watchedFiles } from "../lifecycle/launch-record.js";
@@ -22,10 +21,6 @@ export interface LaunchPlan {
   restart: boolean;
   /** What this launch took from Goose's store, for the launch record. */
   goose: GooseAnswer;
-}
-
-async function resolved(dir: string): Promise<string> {
-  return realpath(dir).catch(() => dir);
 }
 
 /** What a launch is planned from: the settings, the Goose to ask, and where it runs. */
@@ -87,13 +82,13 @@ export async function planLaunch(opts: PlanInputs): Promise<LaunchPlan> {
   }
   log(`${decision.mode} start: ${decision.reason}`);
   if (probe.kind === "absent" && read.sessions)
-    await noteEarlierConversation(read.sessions, opts.home, await resolved(opts.folder), name);
+    await noteEarlierConversation(read.sessions, opts.home, opts.folder, name);
   // Goose stores the resolved folder and compares resolved paths (observed with 1.46.1).
   if (
     probe.kind === "found" &&
     decision.mode === "warm" &&
     probe.workingDir &&
-    (await resolved(probe.workingDir)) !== (await resolved(opts.folder))
+    (await resolvedPath(probe.workingDir)) !== (await resolvedPath(opts.folder))
   ) {
     warn(
       `session "${name}" was started in ${probe.workingDir}, not ${opts.folder}; Goose will ask in the chat whether to switch back`,

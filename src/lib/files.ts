@@ -1,4 +1,4 @@
-import { access, lstat, readFile, stat } from "node:fs/promises";
+import { access, lstat, readFile, realpath, stat } from "node:fs/promises";
 
 /** A file's text, or null when it does not exist; any other failure is an error worth reporting. */
 export async function readOptional(file: string): Promise<string | null> {
@@ -16,6 +16,11 @@ export async function exists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** `dir` with its links resolved, as Goose stores a working folder; as given when it cannot be resolved. */
+export async function resolvedPath(dir: string): Promise<string> {
+  return realpath(dir).catch(() => dir);
 }
 
 /** Whether an owner uid is this process's user (always, where there are no uids). */

@@ -1,6 +1,7 @@
 // The conversation coder/goose 3.x left in the folder Goose works in, which
 // the first start after it names in its log (and does not resume).
 import { activity, byActivity, type ListedSession, messagesOf } from "../goose/session-records.js";
+import { resolvedPath } from "../lib/files.js";
 import { log } from "../lib/log.js";
 import { predecessorRan } from "./config-files.js";
 
@@ -57,11 +58,10 @@ export function findEarlierConversation(sessions: ListedSession[], folder: strin
 export async function noteEarlierConversation(
   sessions: ListedSession[],
   home: string,
-  /** The folder Goose works in, resolved, as Goose stores working_dir. */
   folder: string,
   name: string,
 ): Promise<void> {
   if (!(await predecessorRan(home))) return;
-  const earlier = findEarlierConversation(sessions, folder);
+  const earlier = findEarlierConversation(sessions, await resolvedPath(folder));
   if (earlier) log(describeEarlierConversation(earlier, name));
 }

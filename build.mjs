@@ -54,7 +54,7 @@ for (const first of small + capital)
   for (const second of first === first.toUpperCase() ? small + capital : small)
     if (!["do", "if", "in"].includes(first + second)) reserved.push(first + second);
 
-for (const name of ["start", "stop"]) {
+for (const name of ["install", "start", "stop"]) {
   const outfile = `scripts/${name}.mjs`;
   const result = await build({
     // esbuild never gives a minified name to a global the bundled code refers

@@ -239,6 +239,7 @@ module "agentapi" {
   install_node      = var.install_node
   node_download_url = var.node_download_url
 
+  install_script = file("${path.module}/scripts/install.mjs")
   start_script   = file("${path.module}/scripts/start.mjs")
   stop_script    = file("${path.module}/scripts/stop.mjs")
   start_settings = jsonencode(local.start_settings)

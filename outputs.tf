@@ -13,12 +13,22 @@ output "module_directory" {
   value       = local.module_folder
 }
 
+output "scripts" {
+  description = "The `coder exp sync` names of the module's start-time coder_scripts in run order (install, then start), as the registry's coder-utils modules give them. Another module's script waits for Goose's with `coder exp sync want <its name> <each of these>` (Coder v2.30+ with the agent socket enabled)."
+  value       = module.agentapi.scripts
+}
+
+output "install_script_id" {
+  description = "The ID of the module's install coder_script (also its log source ID in Coder)."
+  value       = module.agentapi.install_script_id
+}
+
 output "start_script_id" {
-  description = "The ID of the module's one start coder_script (also its log source ID in Coder). To order it among other scripts (Coder v2.39+), name the module in a coder_script_order rule: run = [\"module.goose\"], phase = \"start\"."
+  description = "The ID of the module's start coder_script (also its log source ID in Coder). To order it among other scripts (Coder v2.39+), name the module in a coder_script_order rule: run = [\"module.goose\"], phase = \"start\"."
   value       = module.agentapi.start_script_id
 }
 
 output "stop_script_id" {
-  description = "The ID of the module's one stop coder_script (also its log source ID in Coder). To order it among other scripts (Coder v2.39+), name the module in a coder_script_order rule with phase = \"stop\"."
+  description = "The ID of the module's stop coder_script (also its log source ID in Coder). To order it among other scripts (Coder v2.39+), name the module in a coder_script_order rule with phase = \"stop\"."
   value       = module.agentapi.stop_script_id
 }

@@ -1,4 +1,6 @@
 import { decidePersistence } from "./agentapi/persistence-gate.js";
+import { rememberedAgentapiVersion } from "./install/agentapi-memo.js";
+import { installedTools } from "./install/tool-paths.js";
 import { launchGoose } from "./launch/launch.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
 import { log, phase, reportFatal, StepError, warn } from "./lib/log.js";
@@ -6,7 +8,6 @@ import { portHolderIfTaken } from "./lib/port-owner.js";
 import { stopCount } from "./lifecycle/stop-request.js";
 import { applyPromptSources } from "./predecessor/prompt-env.js";
 import { homeDir, parseStartConfig, takeScriptInputs } from "./settings/config.js";
-import { installAndConfigure } from "./start/install-step.js";
 import { startSupervisor } from "./start/start-supervisor.js";
 import { lastGiveUp, supervisorHelper } from "./supervisor/process.js";
 import { autosaveMain, restartMain } from "./supervisor/supervisor.js";
@@ -24,8 +25,7 @@ async function main(): Promise<void> {
 
   // Whether the port is free, and who holds it when it is not, is looked up
   // beside the folders' preparation: the two are independent, and the answer
-  // counts only when no AgentAPI of this module runs there already. It stays before the installs, so a taken port
-  // fails the start before any download or user script.
+  // counts only when no AgentAPI of this module runs there already.
   const portHolder = portHolderIfTaken(port);
   portHolder.catch(() => undefined); // read below, unless the start ends first
   await phase("prepare", () => prepareFolders(paths, config.folder));
@@ -34,10 +34,15 @@ async function main(): Promise<void> {
   const gaveUp = await lastGiveUp(paths);
   if (gaveUp !== null) warn(`the supervisor of the last run gave up: ${gaveUp}`);
   await phase("port", () => ensurePortFree(port, portHolder));
-  const { agentapiVersion, ...tools } = await installAndConfigure(config, paths, home, prompts.envSystemPrompt);
+  // What the install script left (it ran before this script).
+  const tools = await installedTools(config, paths, home);
   // Not awaited here: launchGoose asks Goose about its sessions meanwhile.
-  const gating = phase("version-gate", () =>
-    decidePersistence(tools.agentapi, config.agentapi.persistence, agentapiVersion),
+  const gating = phase("version-gate", async () =>
+    decidePersistence(
+      tools.agentapi,
+      config.agentapi.persistence,
+      await rememberedAgentapiVersion(paths.agentapiMemo, tools.agentapi),
+    ),
   );
   const { gate, launched, containment } = await launchGoose({
     config,

@@ -58,9 +58,12 @@ locals {
 
   wrapper = {
     label         = basename(var.module_folder)
+    display_name  = var.display_name
     module_folder = var.module_folder
     install_node  = var.install_node
     node_url_b64  = base64encode(var.node_download_url)
+    sync_install  = local.sync_names.install
+    sync_start    = local.sync_names.start
   }
 
   # Coder stores both scripts with every workspace build, so the rendered
@@ -68,6 +71,22 @@ locals {
   # indentation, which sh reads past (the template has no here-document); the
   # template keeps both for its readers.
   comment_lines = "/(?m)^[ \\t]*#[^!\\n]*\\n|^[ \\t]+/"
+
+  # The names the scripts announce to `coder exp sync`, as the registry's
+  # coder-utils makes them from the module folder (".coder-modules/coder/goose"
+  # gives "coder-goose-install_script"; registry/coder/modules/coder-utils/main.tf
+  # at coder/registry@6be121e4): another module can wait for this one by them.
+  sync_prefix = replace(trimprefix(var.module_folder, ".coder-modules/"), "/", "-")
+  sync_names = {
+    install = "${local.sync_prefix}-install_script"
+    start   = "${local.sync_prefix}-start_script"
+  }
+
+  install_wrapper = replace(templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
+    name         = "install"
+    script_b64   = base64gzip(var.install_script)
+    settings_b64 = base64gzip(jsonencode(local.start_document))
+  })), local.comment_lines, "")
 
   start_wrapper = replace(templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
     name         = "start"
@@ -77,7 +96,6 @@ locals {
 
   stop_wrapper = replace(templatefile("${path.module}/templates/run.sh.tftpl", merge(local.wrapper, {
     name         = "stop"
-    install_node = false
     script_b64   = base64gzip(var.stop_script)
     settings_b64 = base64gzip(jsonencode(local.stop_document))
   })), local.comment_lines, "")
@@ -87,9 +105,24 @@ locals {
   max_script_bytes = 131072
 }
 
+resource "coder_script" "install" {
+  agent_id     = var.agent_id
+  display_name = "${var.display_name}: Install Script"
+  icon         = var.icon
+  run_on_start = true
+  script       = local.install_wrapper
+
+  lifecycle {
+    precondition {
+      condition     = length(local.install_wrapper) < local.max_script_bytes - 8192
+      error_message = "Shorten the settings that are long text, such as a prompt or an install script: the rendered install script is ${length(local.install_wrapper)} bytes, too close to Linux's 128 KiB limit for one argument, so it would not run."
+    }
+  }
+}
+
 resource "coder_script" "start" {
   agent_id     = var.agent_id
-  display_name = "${var.display_name} (start)"
+  display_name = "${var.display_name}: Start Script"
   icon         = var.icon
   run_on_start = true
   script       = local.start_wrapper
@@ -97,14 +130,14 @@ resource "coder_script" "start" {
   lifecycle {
     precondition {
       condition     = length(local.start_wrapper) < local.max_script_bytes - 8192
-      error_message = "The rendered start script is ${length(local.start_wrapper)} bytes, too close to Linux's 128 KiB limit for one argument. Shorten the settings that are long text, such as a prompt or an install script."
+      error_message = "Shorten the settings that are long text, such as a prompt or an install script: the rendered start script is ${length(local.start_wrapper)} bytes, too close to Linux's 128 KiB limit for one argument, so it would not run."
     }
   }
 }
 
 resource "coder_script" "stop" {
   agent_id     = var.agent_id
-  display_name = "${var.display_name} (stop)"
+  display_name = "${var.display_name}: Stop Script"
   icon         = var.icon
   run_on_stop  = true
   script       = local.stop_wrapper
@@ -112,7 +145,7 @@ resource "coder_script" "stop" {
   lifecycle {
     precondition {
       condition     = length(local.stop_wrapper) < local.max_script_bytes - 8192
-      error_message = "The rendered stop script is ${length(local.stop_wrapper)} bytes, too close to Linux's 128 KiB limit for one argument."
+      error_message = "The rendered stop script is ${length(local.stop_wrapper)} bytes, too close to Linux's 128 KiB limit for one argument, so it would not run."
     }
   }
 }

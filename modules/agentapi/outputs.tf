@@ -3,14 +3,24 @@ output "task_app_id" {
   value       = try(coder_app.web[0].id, "")
 }
 
+output "scripts" {
+  description = "The `coder exp sync` names of the coder_scripts that run at start, in their run order (install, then start), as the registry's coder-utils lists them: another module's script can wait for this one with `coder exp sync want <its name> <each of these>`."
+  value       = [local.sync_names.install, local.sync_names.start]
+}
+
 output "start_settings" {
-  description = "The whole document the start script receives (embedded gzip+base64 in the start coder_script): this layer's part as \"layer\", the caller's as \"agent\"."
+  description = "The whole document the install and start scripts receive (embedded gzip+base64 in the start coder_script): this layer's part as \"layer\", the caller's as \"agent\"."
   value       = local.start_document
 }
 
 output "stop_settings" {
   description = "The whole document the stop script receives (embedded gzip+base64 in the stop coder_script): this layer's part as \"layer\", the caller's as \"agent\"."
   value       = local.stop_document
+}
+
+output "install_script" {
+  description = "The rendered install coder_script."
+  value       = local.install_wrapper
 }
 
 output "start_script" {
@@ -21,6 +31,11 @@ output "start_script" {
 output "stop_script" {
   description = "The rendered stop coder_script."
   value       = local.stop_wrapper
+}
+
+output "install_script_id" {
+  description = "The ID of the install coder_script, which Coder also uses as the ID of its log source."
+  value       = coder_script.install.id
 }
 
 output "start_script_id" {

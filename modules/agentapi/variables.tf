@@ -18,7 +18,7 @@ variable "app_slug" {
 }
 
 variable "display_name" {
-  description = "The name of the agent shown on its start and stop scripts: \"<name> (start)\", \"<name> (stop)\"."
+  description = "The name of the agent shown on its scripts, as the registry's coder-utils names them: \"<name>: Install Script\", \"<name>: Start Script\", \"<name>: Stop Script\"."
   type        = string
 }
 
@@ -114,6 +114,11 @@ variable "node_download_url" {
   type        = string
 }
 
+variable "install_script" {
+  description = "The built install script, an ES module run by Node.js or Bun when the workspace starts, before the start script."
+  type        = string
+}
+
 variable "start_script" {
   description = "The built start script, an ES module run by Node.js or Bun when the workspace starts."
   type        = string
@@ -125,7 +130,7 @@ variable "stop_script" {
 }
 
 variable "start_settings" {
-  description = "The calling module's settings for the start script, as a JSON object. This layer passes it through unread, as the \"agent\" member of the start script's settings."
+  description = "The calling module's settings for the install and start scripts, as a JSON object. This layer passes it through unread, as the \"agent\" member of their settings."
   type        = string
 
   validation {

@@ -1,12 +1,11 @@
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { chmod, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import clean from "semver/functions/clean.js";
 import { MIN_PERSISTENCE_VERSION, parseVersionOutput } from "../agentapi/version-gate.js";
 import { replaceSymlink, writeFileAtomic } from "../lib/atomic-write.js";
 import { logTail } from "../lib/command-log.js";
-import { commandPath, run, runToLog } from "../lib/exec.js";
+import { commandPath, run } from "../lib/exec.js";
+import { sha256OfFile } from "../lib/files.js";
 import { log, StepError, warn } from "../lib/log.js";
 import { minimalEnv } from "../lib/minimal-env.js";
 import { mkdirPrivate } from "../lib/private-dirs.js";
@@ -14,6 +13,7 @@ import { checkSha256, expectedSha256, type Sha256Setting } from "./checksum.js";
 import { downloadFile } from "./download.js";
 import { extractGoose } from "./goose-archive.js";
 import { agentapiAssetUrl, gooseAssetUrl, type ReleaseArch, requireReleaseArch } from "./release-assets.js";
+import { runToLog } from "./script-run.js";
 import { shownUrl } from "./url-policy.js";
 
 /**
@@ -34,17 +34,6 @@ async function versionAnswer(
   return out.code === 0
     ? { version: parseVersionOutput(out.stdout), output: out.stdout }
     : { version: null, output: null };
-}
-
-/** The SHA-256 of a file, or null when it cannot be read (then it cannot be verified). */
-export async function sha256OfFile(file: string): Promise<string | null> {
-  const hash = createHash("sha256");
-  try {
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-    return hash.digest("hex");
-  } catch {
-    return null;
-  }
 }
 
 /** What the start log says about an install: verified, NOT verified, or why nothing was downloaded. */

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { writeFileAtomic } from "../lib/atomic-write.js";
 import { logTail } from "../lib/command-log.js";
-import { runToLog } from "../lib/exec.js";
 import { log, StepError } from "../lib/log.js";
+import { runToLog } from "./script-run.js";
 
 /** Runs a template author's pre/post install script; a failure stops the start with the log's tail. */
 export async function runUserScript(

@@ -1,7 +1,7 @@
 import { lstat, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
-import { sha256OfFile } from "../install/install.js";
 import { commandPath } from "../lib/exec.js";
+import { sha256OfFile } from "../lib/files.js";
 import { StepError } from "../lib/log.js";
 
 // With agent_firewall, what confines Goose is a handful of files: the

@@ -8,11 +8,10 @@ import { openRotatedLog } from "./command-log.js";
  * `logFile` (rotated when it is opened), never to this script's pipes, which
  * the Coder agent waits for. `firstLine` goes into the log before it.
  *
- * This is the one place the module calls child_process.spawn for a process
- * it leaves running, and it does not go through zx (lib/exec.ts): `$` runs a command line
- * through a shell and gives, at the child's exit, its output, its status and
- * its timeout, none of which a program left running has; its argv reaches it
- * as it is, with no shell to quote for.
+ * This is the one place the module starts a process it leaves running;
+ * lib/exec.ts runs a program to its end and gives, at the child's exit, its
+ * output, its status and its timeout, none of which a program left running
+ * has.
  */
 export async function startDetached(
   file: string,

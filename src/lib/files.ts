@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { access, lstat, readFile, realpath, stat } from "node:fs/promises";
 
 /** A file's text, or null when it does not exist; any other failure is an error worth reporting. */
@@ -57,5 +59,16 @@ export async function fileIdentity(file: string, follow = false): Promise<FileId
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === "ENOENT" ? { kind: "missing" } : { kind: "other", why: code ?? String(error) };
+  }
+}
+
+/** The SHA-256 of a file, or null when it cannot be read (then it cannot be verified). */
+export async function sha256OfFile(file: string): Promise<string | null> {
+  const hash = createHash("sha256");
+  try {
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    return hash.digest("hex");
+  } catch {
+    return null;
   }
 }

@@ -64,12 +64,31 @@ export function coderAgentEnv(opts: {
 
 export function runCoderScript(
   script: string,
-  opts: { home: string; env: NodeJS.ProcessEnv; timeoutMs?: number; user?: { uid: number; gid: number } },
+  opts: {
+    home: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs?: number;
+    user?: { uid: number; gid: number };
+    /** What follows the script: `sh -c <script> <$0> <$1> ...`. */
+    args?: string[];
+  },
 ): Promise<RunResult> {
-  return run("/bin/sh", ["-c", script], {
+  return run("/bin/sh", ["-c", script, ...(opts.args ?? [])], {
     cwd: opts.home,
     env: opts.env,
     timeoutMs: opts.timeoutMs ?? 120_000,
     user: opts.user,
   });
+}
+
+/**
+ * `/bin/sh` arguments that run the scripts of a workspace start as the Coder
+ * agent does: the install and the start coder_scripts at once, each its own
+ * `sh -c`, both children of one process (the agent; here a `sh` that stands
+ * for this boot's agent), which ends when both have, with the start's exit
+ * code.
+ */
+export function agentStartArgs(rendered: { install: string; start: string }): string[] {
+  const agent = 'sh -c "$1" & sh -c "$2"; code=$?; wait; exit "$code"';
+  return ["-c", agent, "sh", rendered.install, rendered.start];
 }

@@ -4,7 +4,7 @@
 // deployment, and look at Goose's database and the workspace's processes.
 
 export type { ChatMessage, RawResponse } from "./agentapi-client.js";
-export { coderAgentEnv } from "./coder-agent.js";
+export { agentStartArgs, coderAgentEnv } from "./coder-agent.js";
 export { CoderEndpoint, type EndpointAnswer, type RecordedRequest, type SnapshotPost } from "./coder-endpoint.js";
 export { EgressProxy } from "./egress-proxy.js";
 export { pollUntil, type RunResult, run, tail, waitFor } from "./exec.js";

@@ -29,6 +29,7 @@ export interface Applied {
 }
 
 export interface Rendered extends Applied {
+  install: string;
   start: string;
   stop: string;
 }
@@ -52,7 +53,7 @@ export function resourceValues(applied: Applied, address: string): Record<string
 function withScripts(applied: Applied): Rendered {
   const script = (name: string) =>
     String(resourceValues(applied, `module.goose.module.agentapi.coder_script.${name}`).script);
-  return { ...applied, start: script("start"), stop: script("stop") };
+  return { ...applied, install: script("install"), start: script("start"), stop: script("stop") };
 }
 
 /**

@@ -5,7 +5,7 @@ import { chown, mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { type ModelStub, startModelStub } from "../model-stub/server.js";
 import { AgentApiClient, type ChatMessage } from "./agentapi-client.js";
-import { baseScriptEnv, runCoderScript, withTemplateAgentEnv } from "./coder-agent.js";
+import { agentStartArgs, baseScriptEnv, runCoderScript, withTemplateAgentEnv } from "./coder-agent.js";
 import { type RunResult, run, waitFor } from "./exec.js";
 import { type GooseUnderTest, gooseUnderTest } from "./goose.js";
 import { gooseDeliveries, gooseReplies, gooseSessionsNamed } from "./goose-db.js";
@@ -138,11 +138,22 @@ export class Workspace {
     return { ...withTemplateAgentEnv({ ...base, ...goose }, this.templateAgentEnv), ...this.extraEnv };
   }
 
-  async runScript(script: string, agentapiBinary?: string, timeoutMs = 120_000): Promise<RunResult> {
+  async runScript(
+    script: string,
+    agentapiBinary?: string,
+    timeoutMs = 120_000,
+    args: string[] = [],
+  ): Promise<RunResult> {
     // What the test wrote there since is the user's too, as the files of a home are.
     if (this.user) await chownTree(this.home, this.user);
     const user = this.user ?? undefined;
-    return runCoderScript(script, { home: this.home, env: this.env(agentapiBinary), timeoutMs, user });
+    return runCoderScript(script, { home: this.home, env: this.env(agentapiBinary), timeoutMs, user, args });
+  }
+
+  /** The install and start coder_scripts as the agent runs them at a start (agentStartArgs), with both outputs. */
+  runStart(rendered: { install: string; start: string }, agentapiBinary?: string, timeoutMs = 120_000) {
+    const [, agent, ...args] = agentStartArgs(rendered);
+    return this.runScript(agent as string, agentapiBinary, timeoutMs, args);
   }
 
   /**

@@ -71,7 +71,7 @@ for (const isTask of [false, true]) {
 
     /** Runs the start or stop script, which must succeed and say which runtime runs it. */
     async function script(which: "start" | "stop") {
-      const result = await ws.runScript(rendered[which], undefined, which === "stop" ? 60_000 : undefined);
+      const result = await (which === "start" ? ws.runStart(rendered) : ws.runScript(rendered.stop, undefined, 60_000));
       expectOk(result, `${which} script`);
       expect(result.stdout).toContain(`running the ${which} script with ${ws.runtime.binary}\n`);
       return result;

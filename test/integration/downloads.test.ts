@@ -49,7 +49,7 @@ describe("verified downloads", () => {
     const genuine = sha256(await readFile(tools.agentapiNew));
     const rendered = await render(ws, agentapiFrom(mirror.url, genuine));
 
-    const result = await ws.runScript(rendered.start);
+    const result = await ws.runStart(rendered);
     expectFailed(result);
     expect(result.stderr).toContain(
       `agentapi v${AGENTAPI_VERSION()} from ${mirror.url}${agentapiRoute()} has SHA-256 ${sha256(tampered)}, but agentapi_sha256["${ARCH}"] expects ${genuine}.`,
@@ -69,7 +69,7 @@ describe("verified downloads", () => {
     const mirror = await mirrorServing({ [GOOSE_ROUTE]: tampered });
     const rendered = await render(ws, gooseFrom(mirror.url, genuine.toUpperCase()));
 
-    const result = await runWithPath(ws, rendered.start, [agentapiDir(), ...SYSTEM_PATH]);
+    const result = await runWithPath(ws, rendered, [agentapiDir(), ...SYSTEM_PATH]);
     expectFailed(result);
     expect(result.stderr).toContain(
       `goose ${GOOSE_VERSION} from ${mirror.url}${GOOSE_ROUTE} has SHA-256 ${sha256(tampered)}, but goose_sha256["${ARCH}"] expects ${genuine}.`,
@@ -86,7 +86,7 @@ describe("verified downloads", () => {
       ...agentapiFrom(mirror.url),
       agentapi_sha256: { [OTHER_ARCH]: "0".repeat(64) },
     });
-    const result = await ws.runScript(rendered.start);
+    const result = await ws.runStart(rendered);
     expectFailed(result);
     expect(result.stderr).toContain(
       `agentapi_sha256 names ${OTHER_ARCH} but not ${ARCH}, this workspace's architecture, so its download cannot be verified.`,
@@ -101,7 +101,7 @@ describe("verified downloads", () => {
     const mirror = await mirrorServing({ [agentapiRoute()]: agentapi, [GOOSE_ROUTE]: goose });
     const rendered = await render(ws, { ...agentapiFrom(mirror.url), ...gooseFrom(mirror.url) });
 
-    const result = await runWithPath(ws, rendered.start, SYSTEM_PATH);
+    const result = await runWithPath(ws, rendered, SYSTEM_PATH);
     expectOk(result, "start");
     const unverified = (what: string, variable: string, digest: string) =>
       `warning: ${what} is NOT verified: no SHA-256 is pinned for it and ${variable} is empty. It has SHA-256 ${digest};`;
@@ -167,7 +167,7 @@ describe("a pin means the binary that runs is verified", () => {
     const pathDirs = [imageBin, agentapiDir(), ...SYSTEM_PATH];
     const installed = path.join(ws.home, ...LOCAL_BIN, "goose");
 
-    const first = await runWithPath(ws, rendered.start, pathDirs);
+    const first = await runWithPath(ws, rendered, pathDirs);
     expectOk(first, "start");
     expect(first.stdout).toContain(
       `${imageBin}/goose is not the goose this module unpacked from a tarball matching goose_sha256["${ARCH}"], so it is not used; installing the pinned Goose`,
@@ -177,7 +177,7 @@ describe("a pin means the binary that runs is verified", () => {
     await ws.waitStable();
     await stop(ws, rendered);
 
-    const second = await runWithPath(ws, rendered.start, pathDirs);
+    const second = await runWithPath(ws, rendered, pathDirs);
     expectOk(second, "start");
     expect(second.stdout).toContain(
       `goose ${GOOSE_VERSION} at ${installed} verified: SHA-256 ${sha256(await readFile(ws.goose.bin))}, as unpacked from the tarball that matched goose_sha256["${ARCH}"]`,
@@ -224,7 +224,7 @@ describe("a pin covers what runs, every time it runs", () => {
     });
     const pathDirs = [agentapiDir(), ...SYSTEM_PATH];
     const installed = path.join(ws.home, ...LOCAL_BIN, "goose");
-    expectOk(await runWithPath(ws, rendered.start, pathDirs), "start");
+    expectOk(await runWithPath(ws, rendered, pathDirs), "start");
     await ws.waitStable();
     await stop(ws, rendered);
 
@@ -235,7 +235,7 @@ describe("a pin covers what runs, every time it runs", () => {
     const record = { binary: installed, sha256: sha256(forged), tarball_sha256: sha256(tarball) };
     await writeFile(path.join(ws.moduleDir, "bin", "goose-verified.json"), `${JSON.stringify(record)}\n`);
 
-    const second = await runWithPath(ws, rendered.start, pathDirs);
+    const second = await runWithPath(ws, rendered, pathDirs);
     expectOk(second, "start");
     const kept = path.join(ws.moduleDir, "bin", "goose-verified.tar.bz2");
     expect(second.stdout).toContain(
@@ -260,7 +260,7 @@ describe("credentials in a download URL", () => {
     const rendered = await render(ws, agentapiFrom(`https://mirror-user:s3cr3t-t0ken@${authority}`, genuine));
     ws.setEnv({ NODE_EXTRA_CA_CERTS: cert.certFile });
 
-    const result = await ws.runScript(rendered.start);
+    const result = await ws.runStart(rendered);
     expectFailed(result);
     const shown = `https://***@${authority}${agentapiRoute()}`;
     expect(result.stdout).toContain(`downloading agentapi v${AGENTAPI_VERSION()} from ${shown}\n`);
@@ -287,7 +287,7 @@ describe("downloads through the workspace's proxy", () => {
     });
 
     const env = { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: cert.certFile };
-    const result = await runWithPath(ws, rendered.start, SYSTEM_PATH, env);
+    const result = await runWithPath(ws, rendered, SYSTEM_PATH, env);
     expectOk(result, "start");
     const authority = mirror.url.slice("https://".length);
     // A transient failure on a loaded machine is retried, and the log says so: every tunnel is accounted for,
@@ -325,7 +325,7 @@ describe("goose_installer_url", () => {
       goose_installer_url: `${mirror.url}/download_cli.sh`,
     });
 
-    const result = await runWithPath(ws, rendered.start, [agentapiDir(), ...SYSTEM_PATH]);
+    const result = await runWithPath(ws, rendered, [agentapiDir(), ...SYSTEM_PATH]);
     expectOk(result, "start");
     const seen = (await readFile(envFile, "utf8")).split("\n");
     expect(seen.filter((line) => line.startsWith("CODER"))).toEqual([]);

@@ -39,7 +39,7 @@ describe("start: a missing folder", () => {
     expect((await readdir(folder)).sort()).toEqual([".git", "README.md"]);
 
     await stop(ws, rendered);
-    const again = await ws.runScript(rendered.start);
+    const again = await ws.runStart(rendered);
     expectOk(again, "second start");
     expect(output(again)).not.toContain("did not exist");
   });

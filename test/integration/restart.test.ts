@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { DOUBLE_ONLY } from "../../support/vitest/skips.js";
 import {
   agentSignals,
+  agentStartArgs,
   childPids,
   gooseMessages,
   gooseUnderTest,
@@ -102,7 +103,7 @@ async function turnRunning(): Promise<{ ws: Workspace; rendered: Rendered }> {
  */
 async function stopDuringPromptTurn(ws: Workspace, rendered: Rendered): Promise<RunResult> {
   await setTurnMs(ws, 600_000);
-  const starting = ws.runScript(rendered.start);
+  const starting = ws.runStart(rendered);
   await ws.waitFor("the prompt stored by Goose", async () => (await ws.deliveries(PROMPT)) === 1);
   const stopped = await stop(ws, rendered);
   const started = await starting;
@@ -369,7 +370,7 @@ describe("the sqlite3 fallback agrees with Goose", () => {
     const script = `#!/bin/sh\nif [ "$1" = session ] && { [ "$2" = list ] || [ "$2" = export ]; }; then echo "Error: database is locked" >&2; exit 1; fi\nexec '${ws.goose.bin}' "$@"\n`;
     await writeFile(path.join(broken, "goose"), script, { mode: 0o755 });
     await setTurnMs(ws, 200);
-    const started = await run("/bin/sh", ["-c", rendered.start], {
+    const started = await run("/bin/sh", agentStartArgs(rendered), {
       cwd: ws.home,
       env: {
         ...ws.env(),

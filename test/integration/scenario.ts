@@ -7,6 +7,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, expect, onTestFinished } from "vitest";
 import {
+  agentStartArgs,
   commandLine,
   parentPid,
   type Rendered,
@@ -97,7 +98,7 @@ export async function agentapiPids(ws: Workspace): Promise<number[]> {
 }
 
 export async function start(ws: Workspace, rendered: Rendered, agentapiBinary?: string): Promise<RunResult> {
-  const result = await ws.runScript(rendered.start, agentapiBinary);
+  const result = await ws.runStart(rendered, agentapiBinary);
   expectOk(result, "start script");
   return result;
 }
@@ -192,8 +193,11 @@ export const SYSTEM_PATH = ["/usr/local/bin", "/usr/bin", "/bin"];
 export const agentapiDir = () => path.dirname(tools.agentapiNew);
 
 /** Runs a script as the agent does but with `pathDirs` as PATH (say, one without agentapi or goose). */
-export function runWithPath(ws: Workspace, script: string, pathDirs: string[], env: NodeJS.ProcessEnv = {}) {
-  return run("/bin/sh", ["-c", script], { cwd: ws.home, env: { ...ws.env(), PATH: pathDirs.join(":"), ...env } });
+export function runWithPath(ws: Workspace, rendered: Rendered, pathDirs: string[], env: NodeJS.ProcessEnv = {}) {
+  return run("/bin/sh", agentStartArgs(rendered), {
+    cwd: ws.home,
+    env: { ...ws.env(), PATH: pathDirs.join(":"), ...env },
+  });
 }
 
 /** A process's environment; empty once it is gone. */

@@ -57,7 +57,7 @@ describe("start script", () => {
 
       const before = (await ws.events()).length;
       const pathDirs = [await brokenListGoose(ws), agentapiDir(), ...SYSTEM_PATH];
-      expectOk(await runWithPath(ws, rendered.start, pathDirs), "second start");
+      expectOk(await runWithPath(ws, rendered, pathDirs), "second start");
       await ws.waitFor("Goose resumed", async () =>
         (await ws.events()).slice(before).find((e) => e.event === "resume"),
       );
@@ -82,7 +82,7 @@ describe("start script", () => {
         if (!name.startsWith("sqlite")) await symlink(path.join("/usr/bin", name), path.join(noSqlite, name));
       }
       const before = (await ws.events()).length;
-      const started = await runWithPath(ws, rendered.start, [await brokenListGoose(ws), agentapiDir(), noSqlite]);
+      const started = await runWithPath(ws, rendered, [await brokenListGoose(ws), agentapiDir(), noSqlite]);
       expectOk(started, "second start");
       expect(started.stdout).toMatch(/session list/);
       expect(started.stdout).toMatch(/sqlite3/);
@@ -145,7 +145,7 @@ describe("start script", () => {
     ["goose", "install_goose", agentapiDir],
   ])("%s missing from PATH with %s = false fails with a message naming both", async (binary, variable, otherDir) => {
     const { ws, rendered } = await setup();
-    const result = await runWithPath(ws, rendered.start, [otherDir(), ...SYSTEM_PATH]);
+    const result = await runWithPath(ws, rendered, [otherDir(), ...SYSTEM_PATH]);
     expectFailed(result);
     expect(result.stderr).toMatch(new RegExp(`(^|[^_])${binary}\\b`));
     expect(result.stderr).toContain(variable);
@@ -157,7 +157,7 @@ describe("start script", () => {
     "a failing %s_script stops the start with its output and starts no AgentAPI",
     async (step) => {
       const { ws, rendered } = await setup({ [`${step}_script`]: "echo boom; exit 3" });
-      const result = await ws.runScript(rendered.start);
+      const result = await ws.runStart(rendered);
       expectFailed(result);
       expect(result.stderr).toContain(`${step}_script`);
       expect(result.stderr).toContain("boom");
@@ -217,7 +217,7 @@ describe("start script", () => {
       ...gooseFrom(mirror.url, sha256(tarball), gooseVersion as string),
     });
     // Neither agentapi nor goose is on PATH: only the downloads can make this work.
-    const first = await runWithPath(ws, rendered.start, SYSTEM_PATH);
+    const first = await runWithPath(ws, rendered, SYSTEM_PATH);
     expectOk(first, "first start");
     expect([...mirror.requests].sort()).toEqual([assetPath, tarballPath].sort());
     expect(mirror.together()).toBe("met");
@@ -244,7 +244,7 @@ describe("start script", () => {
 
     await stop(ws, rendered);
     const before = mirror.requests.length;
-    const second = await runWithPath(ws, rendered.start, SYSTEM_PATH);
+    const second = await runWithPath(ws, rendered, SYSTEM_PATH);
     expectOk(second, "second start");
     expect(mirror.requests.slice(before)).toEqual([]);
     // Pinned, so both are hashed again before they run.

@@ -80,7 +80,7 @@ describe("start script", () => {
     const sessionName = `coder-${WORKSPACE_ID}`;
     expect(rendered.outputs.session_name).toBe(sessionName);
 
-    const started = await ws.runScript(rendered.start);
+    const started = await ws.runStart(rendered);
     expectOk(started, "start script");
     expect(await ws.status()).not.toBeNull();
     await waitTurns(ws, 1);
@@ -141,7 +141,7 @@ describe("start script", () => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
     await setTurnMs(ws, 5000);
-    const starting = ws.runScript(rendered.start);
+    const starting = ws.runStart(rendered);
     await ws.waitFor("the prompt stored by Goose", async () => (await deliveredIn(ws)).length === 1);
     await ws.agentapi.waitStable();
     await ws.agentapi.post("Run the test suite.");
@@ -167,7 +167,7 @@ describe("start script", () => {
     const pidFile = path.join(ws.home, "run", "goose agentapi.pid");
     const rendered = await render(ws, { state_file_path: stateFile, pid_file_path: pidFile });
 
-    expectOk(await ws.runScript(rendered.start), "start script");
+    expectOk(await ws.runStart(rendered), "start script");
     await waitTurns(ws, 1);
     expect(await ws.deliveries(PROMPT)).toBe(1);
     expect((await gooseSessions(ws)).filter((s) => s.name === SESSION)).toHaveLength(1);
@@ -188,7 +188,7 @@ describe("start script", () => {
   it("warm start after a stop resumes the session by its id, without the prompt, with the chat restored", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
-    expectOk(await ws.runScript(rendered.start), "first start");
+    expectOk(await ws.runStart(rendered), "first start");
     await waitTurns(ws, 1);
     await ws.send("Also update the changelog");
     const [session] = (await gooseSessions(ws)).filter((s) => s.name === SESSION);
@@ -198,7 +198,7 @@ describe("start script", () => {
     await stop(ws, rendered);
 
     const before = (await ws.events()).length;
-    const started = await ws.runScript(rendered.start);
+    const started = await ws.runStart(rendered);
     expectOk(started, "second start");
     expect(started.stdout).toContain("warm start");
     const record = await launchRecord(ws);
@@ -247,7 +247,7 @@ describe("start script", () => {
     const ws = await newWorkspace();
     const rendered = await render(ws, { continue: false });
     const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
-    expectOk(await ws.runScript(rendered.start), "first start");
+    expectOk(await ws.runStart(rendered), "first start");
     await waitTurns(ws, 1);
     const [first] = await gooseSessions(ws);
     expect(first).toBeDefined();
@@ -255,7 +255,7 @@ describe("start script", () => {
     const savedState = await readFile(stateFile, "utf8");
 
     const before = (await ws.events()).length;
-    expectOk(await ws.runScript(rendered.start), "second start");
+    expectOk(await ws.runStart(rendered), "second start");
     await waitTurns(ws, 2);
     expect((await launchRecord(ws)).mode).toBe("cold");
     const [pid] = await agentapiPids(ws);
@@ -293,7 +293,7 @@ describe("start script", () => {
   it("AgentAPI v0.11.8: no persistence flags, one warning naming the version, the agent still runs", async () => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
-    const started = await ws.runScript(rendered.start, tools.agentapiOld);
+    const started = await ws.runStart(rendered, tools.agentapiOld);
     expectOk(started, "start script");
 
     const warnings = `${started.stdout}\n${started.stderr}`
@@ -338,7 +338,7 @@ describe("start script", () => {
 
     const rendered = await render(ws);
     const before = (await ws.events()).length;
-    expectOk(await ws.runScript(rendered.start), "first start");
+    expectOk(await ws.runStart(rendered), "first start");
     await waitTurns(ws, 1);
     expect((await launchRecord(ws)).mode).toBe("cold");
     const named = (await gooseSessions(ws)).filter((s) => s.name === SESSION);
@@ -357,7 +357,7 @@ describe("start script", () => {
     // The next start resumes the session that holds the prompt, and sends nothing again.
     await stop(ws, rendered);
     const mid = (await ws.events()).length;
-    expectOk(await ws.runScript(rendered.start), "second start");
+    expectOk(await ws.runStart(rendered), "second start");
     expect((await launchRecord(ws)).mode).toBe("warm");
     const [pid] = await agentapiPids(ws);
     expect((await agentCommand(pid!)).slice(1)).toEqual([
@@ -382,7 +382,7 @@ describe("start script", () => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
     const stateFile = path.join(ws.moduleDir, "agentapi-state.json");
-    expectOk(await ws.runScript(rendered.start), "first start");
+    expectOk(await ws.runStart(rendered), "first start");
     await waitTurns(ws, 1);
     await ws.send("Remember the blue elephant");
     await stop(ws, rendered);
@@ -391,7 +391,7 @@ describe("start script", () => {
 
     await rm(path.dirname(path.dirname(ws.gooseDb)), { recursive: true, force: true });
     const before = (await ws.events()).length;
-    const started = await ws.runScript(rendered.start);
+    const started = await ws.runStart(rendered);
     expectOk(started, "second start");
     // A new database: its first reply is the new session's answer to the prompt.
     await waitTurns(ws, 1);
@@ -423,13 +423,13 @@ describe("start script", () => {
   ])("a second run while AgentAPI %s runs starts nothing new", async (_label, binary) => {
     const ws = await newWorkspace();
     const rendered = await render(ws);
-    expectOk(await ws.runScript(rendered.start, binary()), "first start");
+    expectOk(await ws.runStart(rendered, binary()), "first start");
     const pidFile = path.join(ws.moduleDir, "agentapi.pid");
     const pid = await readPid(pidFile);
     await waitTurns(ws, 1);
     const running = await steadyProcesses(ws);
 
-    const again = await ws.runScript(rendered.start, binary());
+    const again = await ws.runStart(rendered, binary());
     expectOk(again, "second start");
     expect(await readPid(pidFile)).toBe(pid);
     expect(await agentapiPids(ws)).toEqual([pid]);
@@ -453,7 +453,7 @@ describe("start script", () => {
     try {
       await mkdir(ws.moduleDir, { recursive: true });
       await writeFile(pidFile, `${other.pid}\n`);
-      expectOk(await ws.runScript(rendered.start), "start script");
+      expectOk(await ws.runStart(rendered), "start script");
       const pid = await readPid(pidFile);
       expect(pid).not.toBe(other.pid);
       expect(await agentapiPids(ws)).toEqual([pid]);
@@ -472,7 +472,7 @@ describe("start script", () => {
     const folder = path.join(ws.home, `dir ${hostile}`);
     const rendered = await render(ws, { ...task(prompt), folder, session_name: "task.hostile_1" });
 
-    expectOk(await ws.runScript(rendered.start), "start script");
+    expectOk(await ws.runStart(rendered), "start script");
     await waitTurns(ws, 1);
 
     expect((await stat(folder)).isDirectory()).toBe(true);
@@ -504,7 +504,7 @@ describe("start script", () => {
       "broken:\n  type: stdio\n  name: broken\n  cmd: /nonexistent/broken-mcp-server\n  args: []\n  enabled: true\n  timeout: 30\n";
     const rendered = await render(ws, { additional_extensions: broken });
 
-    const started = await ws.runScript(rendered.start);
+    const started = await ws.runStart(rendered);
     expectOk(started, "start script");
     const warned = started.stdout.split("\n").filter((line) => line.includes("'broken'"));
     expect(warned).toEqual([

@@ -82,7 +82,7 @@ export async function setup(opts: { vars?: Record<string, unknown>; prompt?: str
 }
 
 export async function start(w: Workspace, rendered: Rendered, binary = tools.agentapiNew): Promise<RunResult> {
-  const result = await w.runScript(rendered.start, binary);
+  const result = await w.runStart(rendered, binary);
   expect(result.code, `start failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
   return result;
 }

@@ -48,7 +48,7 @@ describe("the stop wins", () => {
   it("a stop between the launch and AgentAPI's PID file: the start stops the AgentAPI it launched, and says so", async () => {
     const { ws, rendered } = await setup();
     const held = await agentapiHeldAtLaunch(ws);
-    const starting = ws.runScript(rendered.start, held.binary);
+    const starting = ws.runStart(rendered, held.binary);
     await ws.waitFor("the start to launch AgentAPI", async () => existsSync(held.waiting));
 
     // The stop finds no AgentAPI to signal yet: the launch has not written its PID file.

@@ -84,7 +84,7 @@ describe("a port someone else holds", () => {
     await new Promise<void>((resolve) => server.listen(ws.port, "127.0.0.1", resolve));
     try {
       const rendered = await render(ws, { pre_install_script: 'touch "$HOME/pre-install-ran"' });
-      const result = await ws.runScript(rendered.start);
+      const result = await ws.runStart(rendered);
       expectFailed(result);
       expect(result.stderr).toContain(`port ${ws.port}`);
       expect(existsSync(path.join(ws.home, "pre-install-ran"))).toBe(false);
@@ -234,7 +234,7 @@ describe("no write follows a symlink the module did not make", () => {
     await symlink(victim, path.join(shared, "chat.json.bak"));
     const rendered = await render(ws, { state_file_path: path.join(shared, "chat.json") });
 
-    const result = await ws.runScript(rendered.start);
+    const result = await ws.runStart(rendered);
     expectFailed(result);
     expect(result.stderr).toContain(shared);
     expect(result.stderr).toMatch(/can be written by other users/);
@@ -304,7 +304,7 @@ describe("smaller defects", () => {
       // The scenario itself: an install step that is still running when the stop comes.
       pre_install_script: `i=0; while [ ! -e "$HOME/release-pre-install" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`,
     });
-    const starting = ws.runScript(rendered.start);
+    const starting = ws.runStart(rendered);
     await ws.waitFor(
       "the start to reach pre_install",
       async () => (await ws.readModuleFile("logs/pre_install.log")) !== null,
@@ -335,7 +335,7 @@ describe("smaller defects", () => {
     const ws = await newWorkspace();
     await mkdir(path.join(ws.moduleDir, "agentapi-state.json"), { recursive: true });
     const rendered = await render(ws);
-    const started = await ws.runScript(rendered.start);
+    const started = await ws.runStart(rendered);
     expectFailed(started);
     expect(started.stderr).toMatch(/agentapi-state\.json is a folder/);
     await expectNoAgentapi(ws);

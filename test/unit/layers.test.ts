@@ -31,7 +31,7 @@ const LAYERS = [
   ["lifecycle"],
   ["launch"],
   ["supervisor"],
-  ["start", "stop"],
+  ["install-script", "start", "stop"],
   ["."],
 ];
 

@@ -1,8 +1,8 @@
-import path from "node:path";
 import { moduleExtensions } from "../goose/goose-config.js";
 import { configureGoose, describeOutcome, gooseConfigDir } from "../goose/setup.js";
 import { describeGooseVersion } from "../goose/versions.js";
 import { ensureAgentapi, ensureGoose } from "../install/install.js";
+import { toolSearch } from "../install/tool-paths.js";
 import { runUserScript } from "../install/user-scripts.js";
 import { commandPath } from "../lib/exec.js";
 import { log, phase, warn } from "../lib/log.js";
@@ -23,12 +23,10 @@ export async function installAndConfigure(
   paths: ModulePaths,
   home: string,
   envSystemPrompt?: string,
-): Promise<{ agentapi: string; gooseBin: string; pathPrefix: string[]; agentapiVersion?: string }> {
+): Promise<{ agentapi: string; agentapiVersion?: string }> {
   const goose = config.goose;
-  const localBin = path.join(home, ".local", "bin");
-  const basePath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
-  const pathPrefix = [paths.bin, localBin];
-  const scriptEnv = { ...process.env, PATH: [...pathPrefix, basePath].join(":") };
+  const { localBin, basePath, scriptPath } = toolSearch(paths, home);
+  const scriptEnv = { ...process.env, PATH: scriptPath };
   const shell = (await commandPath("bash", basePath)) ?? "/bin/sh";
   const scriptOpts = { scriptsDir: paths.scripts, logsDir: paths.logs, cwd: config.folder, env: scriptEnv, shell };
 
@@ -63,7 +61,7 @@ export async function installAndConfigure(
     ]);
     log(`downloads: agentapi ${agentapi.download}; goose ${gooseInstall.download}`);
     log(describeGooseVersion(gooseInstall.version));
-    return { agentapi: agentapi.bin, gooseBin: gooseInstall.bin, agentapiVersion: agentapi.versionOutput };
+    return { agentapi: agentapi.bin, agentapiVersion: agentapi.versionOutput };
   });
   await phase("configure", async () => {
     const { port } = config.agentapi;
@@ -90,5 +88,5 @@ export async function installAndConfigure(
     for (const warning of outcome.warnings) warn(warning);
   });
   await phase("post-install", () => runUserScript("post_install", goose.installScript.post, scriptOpts));
-  return { ...installed, pathPrefix };
+  return installed;
 }

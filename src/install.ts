@@ -1,0 +1,38 @@
+import { findRunningAgentapi } from "./agentapi/server.js";
+import { rememberAgentapiVersion } from "./install/agentapi-memo.js";
+import { installAndConfigure } from "./install-script/install-step.js";
+import { ensurePortFree, prepareFolders } from "./launch/start-checks.js";
+import { log, phase, reportFatal } from "./lib/log.js";
+import { portHolderIfTaken } from "./lib/port-owner.js";
+import { applyPromptSources } from "./predecessor/prompt-env.js";
+import { homeDir, parseStartConfig, takeScriptInputs } from "./settings/config.js";
+
+// The install script: the template's pre_install_script, the AgentAPI and
+// Goose installs, Goose's config, then post_install_script. The start script
+// runs after it (the coder_scripts' wrapper orders the two) and launches what
+// it left.
+async function main(): Promise<void> {
+  const { settings } = takeScriptInputs();
+  const home = homeDir();
+  const prompts = applyPromptSources(parseStartConfig(settings, home));
+  const { config } = prompts;
+  const { paths } = config;
+  const { port } = config.agentapi;
+  // A taken port fails the install before any download or user script.
+  const portHolder = portHolderIfTaken(port);
+  portHolder.catch(() => undefined); // read below, unless the install ends first
+  await phase("prepare", () => prepareFolders(paths, config.folder));
+  const running = await findRunningAgentapi(paths.pidFile, port);
+  if (running.status === "running") {
+    log(`AgentAPI is already running (PID ${running.pid}); nothing is installed or configured under it`);
+    return;
+  }
+  await phase("port", () => ensurePortFree(port, portHolder));
+  const installed = await installAndConfigure(config, paths, home, prompts.envSystemPrompt);
+  await rememberAgentapiVersion(paths.agentapiMemo, installed.agentapi, installed.agentapiVersion);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => reportFatal(error),
+);

@@ -1,0 +1,52 @@
+import { $ } from "zx/core";
+import { openLog } from "../lib/command-log.js";
+
+/**
+ * POSIX single quotes: the text stays one word and nothing in it is expanded.
+ * zx's own quote writes bash's $'...', which a POSIX sh such as dash reads as
+ * a literal '$' followed by the quoted text.
+ */
+export function shellQuote(value: string): string {
+  if (value.includes("\0")) throw new Error("an argument contains a NUL byte, which no program can receive");
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs a shell script (a template's pre_install_script or post_install_script,
+ * Goose's installer) with zx, its output appended to a log file; resolves to
+ * the exit code. The command is written `exec <shell> <file>` so that the
+ * shell replaces zx's: /bin/sh, which reads no startup file when not
+ * interactive (bash, zx's default, would read ~/.bashrc with the socket stdin
+ * Node gives a child), every word quoted by shellQuote, no `set -euo pipefail`
+ * prefix (not POSIX), stdin closed, and a non-zero exit resolved, not thrown.
+ * Every setting zx would otherwise take from ZX_* variables of the
+ * environment (resolveDefaults in zx's core) is given here.
+ */
+export async function runToLog(
+  command: string,
+  args: string[],
+  opts: { logFile: string; cwd: string; env: NodeJS.ProcessEnv },
+): Promise<number> {
+  const out = await openLog(opts.logFile);
+  try {
+    const shell = $({
+      shell: "/bin/sh",
+      prefix: "",
+      postfix: "",
+      quote: shellQuote,
+      stdio: ["ignore", out.fd, out.fd],
+      detached: false,
+      nothrow: true,
+      quiet: true,
+      verbose: false,
+      preferLocal: false,
+      timeout: 0,
+      cwd: opts.cwd,
+      env: opts.env,
+    });
+    const output = await shell`exec ${command} ${args}`;
+    return output.exitCode ?? (output.signal ? 128 : 1);
+  } finally {
+    await out.close();
+  }
+}

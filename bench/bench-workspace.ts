@@ -56,7 +56,7 @@ export function expectExit0(result: RunResult, what: string): RunResult {
 
 /** Runs the start coder_script and waits until Goose is at its prompt. */
 export async function startSettled(b: BenchWorkspace): Promise<RunResult> {
-  const result = expectExit0(await b.ws.runScript(b.rendered.start), "start script");
+  const result = expectExit0(await b.ws.runStart(b.rendered), "start script");
   await b.ws.waitStable();
   return result;
 }

@@ -34,6 +34,7 @@ export async function benchRuntime(runs: number): Promise<void> {
       return;
     }
     const stop = unpack(rendered.stop);
+    const install = unpack(rendered.install);
     const start = unpack(rendered.start);
     const env = ws.env();
     const node = (args: string[], input = "", extra: NodeJS.ProcessEnv = {}) =>
@@ -42,6 +43,7 @@ export async function benchRuntime(runs: number): Promise<void> {
     const cases: Record<string, () => Promise<unknown>> = {
       "node -e 0": () => node(["-e", "0"]),
       "node loading stop.mjs (stdin)": () => node(["--input-type=module", "-"], stop.bundle),
+      "node loading install.mjs (stdin)": () => node(["--input-type=module", "-"], install.bundle),
       "node loading start.mjs (stdin)": () => node(["--input-type=module", "-"], start.bundle),
       "stop coder_script, nothing to stop (sh -c)": () => ws.runScript(rendered.stop),
       "the same bundle and settings, node directly": () =>
@@ -70,6 +72,6 @@ export async function benchRuntime(runs: number): Promise<void> {
   for (const [name, values] of results) console.log(figure(name, values));
   const m = (name: string) => median(results.get(name) as number[]);
   console.log(
-    `the sh wrapper costs ${(m("stop coder_script, nothing to stop (sh -c)") - m("the same bundle and settings, node directly")).toFixed(1)} ms; loading stop.mjs ${(m("node loading stop.mjs (stdin)") - m("node -e 0")).toFixed(1)} ms and start.mjs ${(m("node loading start.mjs (stdin)") - m("node -e 0")).toFixed(1)} ms over node -e 0; the first fetch ${(m("node: one POST with fetch") - m("node: one POST with node:http")).toFixed(1)} ms more than node:http`,
+    `the sh wrapper costs ${(m("stop coder_script, nothing to stop (sh -c)") - m("the same bundle and settings, node directly")).toFixed(1)} ms; loading stop.mjs ${(m("node loading stop.mjs (stdin)") - m("node -e 0")).toFixed(1)} ms, install.mjs ${(m("node loading install.mjs (stdin)") - m("node -e 0")).toFixed(1)} ms and start.mjs ${(m("node loading start.mjs (stdin)") - m("node -e 0")).toFixed(1)} ms over node -e 0; the first fetch ${(m("node: one POST with fetch") - m("node: one POST with node:http")).toFixed(1)} ms more than node:http`,
   );
 }

@@ -328,7 +328,7 @@ async function benchKind(kind: Kind, runs: number, installed?: Installed): Promi
       for (const variant of order) {
         if (kind === "cold") await wipeHome(b);
         if (variant === "ours") {
-          const t = await toStable(b, () => b.ws.runScript(b.rendered.start));
+          const t = await toStable(b, () => b.ws.runStart(b.rendered));
           const result = t.result as Awaited<ReturnType<typeof b.ws.runScript>>;
           if (result.code !== 0)
             throw new Error(`start script exited ${result.code}:\n${result.stdout}\n${result.stderr}`);

@@ -55,7 +55,7 @@ async function workspace(supervise: boolean) {
     }),
     { CODER_WORKSPACE_ID: randomUUID() },
   );
-  const started = await ws.runScript(rendered.start);
+  const started = await ws.runStart(rendered);
   if (started.code !== 0) throw new Error(`start script exited ${started.code}:\n${started.stdout}\n${started.stderr}`);
   await ws.waitStable();
   return { ws, rendered };

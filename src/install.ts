@@ -21,13 +21,13 @@ async function main(): Promise<void> {
   // A taken port fails the install before any download or user script.
   const portHolder = portHolderIfTaken(port);
   portHolder.catch(() => undefined); // read below, unless the install ends first
-  await phase("prepare", () => prepareFolders(paths, config.folder));
+  await phase("install-folders", () => prepareFolders(paths, config.folder));
   const running = await findRunningAgentapi(paths.pidFile, port);
   if (running.status === "running") {
     log(`AgentAPI is already running (PID ${running.pid}); nothing is installed or configured under it`);
     return;
   }
-  await phase("port", () => ensurePortFree(port, portHolder));
+  await phase("install-port", () => ensurePortFree(port, portHolder));
   const installed = await installAndConfigure(config, paths, home, prompts.envSystemPrompt);
   await rememberAgentapiVersion(paths.agentapiMemo, installed.agentapi, installed.agentapiVersion);
 }

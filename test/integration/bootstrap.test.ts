@@ -81,26 +81,29 @@ describe("rendered coder_scripts", () => {
 });
 
 describe("built bundles", () => {
-  it.each(["install.mjs", "start.mjs", "stop.mjs"])("%s loads with plain node, away from node_modules", async (name) => {
-    // The way the coder_script wrapper runs it: the bundle piped to
-    // `node --input-type=module -`, from a folder with no node_modules
-    // anywhere above it; here without the settings variable.
-    const outside = await mkdtemp(path.join(os.tmpdir(), "goose-bundle-"));
-    const bundle = await readFile(path.join(repoRoot, "scripts", name), "utf8");
-    const env = { ...process.env };
-    delete env.CODER_MODULE_SETTINGS;
-    const result = await run(process.execPath, ["--input-type=module", "-"], {
-      cwd: outside,
-      env,
-      input: bundle,
-    }).finally(() => rm(outside, { recursive: true, force: true }));
-    // Without settings the script must fail with its own message, which
-    // proves the whole bundle (its dependencies included) loaded.
-    expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain("no settings given (CODER_MODULE_SETTINGS is not set)");
-    expect(result.stderr).not.toContain("Dynamic require");
-    expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)/);
-  });
+  it.each(["install.mjs", "start.mjs", "stop.mjs"])(
+    "%s loads with plain node, away from node_modules",
+    async (name) => {
+      // The way the coder_script wrapper runs it: the bundle piped to
+      // `node --input-type=module -`, from a folder with no node_modules
+      // anywhere above it; here without the settings variable.
+      const outside = await mkdtemp(path.join(os.tmpdir(), "goose-bundle-"));
+      const bundle = await readFile(path.join(repoRoot, "scripts", name), "utf8");
+      const env = { ...process.env };
+      delete env.CODER_MODULE_SETTINGS;
+      const result = await run(process.execPath, ["--input-type=module", "-"], {
+        cwd: outside,
+        env,
+        input: bundle,
+      }).finally(() => rm(outside, { recursive: true, force: true }));
+      // Without settings the script must fail with its own message, which
+      // proves the whole bundle (its dependencies included) loaded.
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain("no settings given (CODER_MODULE_SETTINGS is not set)");
+      expect(result.stderr).not.toContain("Dynamic require");
+      expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)/);
+    },
+  );
 });
 
 describe("runtime bootstrap", () => {

@@ -308,8 +308,10 @@ async function gooseUnder(agentapi: number): Promise<number | null> {
  * line: the module's own `error:` line, which the end of a long output (an
  * AgentAPI log quoted after it) would not show.
  */
-async function runScript(run: Run, script: string, which: "start" | "stop") {
-  const result = await run.ws.runScript(script, undefined, 240_000);
+async function runScript(run: Run, template: Template, which: "start" | "stop") {
+  const result = await (which === "start"
+    ? run.ws.runStart(template, undefined, 240_000)
+    : run.ws.runScript(template.stop, undefined, 240_000));
   if (result.code === 0) return result;
   const said = `${result.stdout}\n${result.stderr}`.split("\n").find((l) => l.startsWith("goose-module: error: "));
   throw new Error(
@@ -321,7 +323,7 @@ async function runScript(run: Run, script: string, which: "start" | "stop") {
 async function stopObserved(ctx: Context): Promise<StopSeen> {
   const { run } = ctx;
   const t0 = Date.now();
-  const script = await runScript(run, ctx.template.stop, "stop");
+  const script = await runScript(run, ctx.template, "stop");
   const ms = Date.now() - t0;
   // The stop returns once AgentAPI has exited; what is still there after these
   // bounds is left running, and the verdict names it.
@@ -339,7 +341,7 @@ async function stopObserved(ctx: Context): Promise<StopSeen> {
 
 async function coldStart(ctx: Context): Promise<Verdict> {
   const { run } = ctx;
-  const script = await runScript(run, ctx.template.start, "start");
+  const script = await runScript(run, ctx.template, "start");
   ctx.firstStartOutput = script.stdout + script.stderr;
   run.say(`start script exited 0 in ${script.ms} ms; waiting for the prompt's answer`);
   await run.ws.agentapi.waitFor("Goose's reply to the task prompt (in its database)", async () => {
@@ -407,7 +409,7 @@ async function warmStart(ctx: Context): Promise<Verdict> {
   await ctx.setTurnMs(run.ws.modelStub ? NORMAL_TURN_MS.stub : NORMAL_TURN_MS.double);
   // The module's continuation is due now: counted with what the check sent.
   ctx.sent.push({ label: "the continuation", text: CONTINUATION_TEXT });
-  const script = await runScript(run, ctx.template.start, "start");
+  const script = await runScript(run, ctx.template, "start");
   const decision = (await launchRecord(run)).interrupted_turn ?? null;
   run.say(`start script exited 0 in ${script.ms} ms; interrupted turn: ${decision?.action ?? "no decision recorded"}`);
   if (decision?.action === "continue")

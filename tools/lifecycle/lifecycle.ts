@@ -131,6 +131,7 @@ interface Versions {
 }
 
 export interface Template {
+  install: string;
   start: string;
   stop: string;
   sessionName: string;
@@ -345,24 +346,31 @@ export async function renderTemplate(run: Run): Promise<Template> {
   await writeRerunScripts(run, rendered);
   const renderMs = Date.now() - t0;
   run.say(
-    `render: terraform init + apply + show in ${renderMs} ms; start script ${rendered.start.length} bytes, stop script ${rendered.stop.length} bytes; session name ${sessionName}`,
+    `render: terraform init + apply + show in ${renderMs} ms; install script ${rendered.install.length} bytes, start script ${rendered.start.length} bytes, stop script ${rendered.stop.length} bytes; session name ${sessionName}`,
   );
-  return { start: rendered.start, stop: rendered.stop, sessionName, renderMs };
+  return { install: rendered.install, start: rendered.start, stop: rendered.stop, sessionName, renderMs };
 }
 
-/** For a --keep inspection: the rendered scripts, and run-start.sh / run-stop.sh that run them with the agent's env. */
-async function writeRerunScripts(run: Run, scripts: { start: string; stop: string }): Promise<void> {
+/**
+ * For a --keep inspection: the rendered scripts, and run-start.sh (the install
+ * and start scripts at once) and run-stop.sh, which run them with the agent's env.
+ */
+async function writeRerunScripts(run: Run, scripts: { install: string; start: string; stop: string }): Promise<void> {
   const exports = Object.entries(run.ws.env())
     .filter(([k]) => !/(_API_KEY|_API_TOKEN)$/.test(k))
     .map(([k, v]) => `export ${k}=${shellQuote(String(v))}`)
     .join("\n");
-  for (const name of ["start", "stop"] as const) {
-    const scriptFile = path.join(run.runDir, `${name}-script.sh`);
-    await writeFile(scriptFile, scripts[name]);
+  const file = (name: string) => path.join(run.runDir, `${name}-script.sh`);
+  for (const name of ["install", "start", "stop"] as const) await writeFile(file(name), scripts[name]);
+  const read = (name: string) => `"$(cat ${shellQuote(file(name))})"`;
+  for (const [name, command] of [
+    ["start", `/bin/sh -c ${read("install")} & /bin/sh -c ${read("start")}; code=$?; wait; exit "$code"`],
+    ["stop", `exec /bin/sh -c ${read("stop")}`],
+  ] as const) {
     const wrapper = path.join(run.runDir, `run-${name}.sh`);
     await writeFile(
       wrapper,
-      `#!/bin/sh\n# Runs the rendered ${name} coder_script as the Coder agent does.\n${exports}\ncd "$HOME"\nexec /bin/sh -c "$(cat ${shellQuote(scriptFile)})"\n`,
+      `#!/bin/sh\n# Runs the rendered ${name} coder_script(s) as the Coder agent does.\n${exports}\ncd "$HOME"\n${command}\n`,
     );
     await chmod(wrapper, 0o755);
   }
@@ -372,8 +380,10 @@ function shellQuote(value: string): string {
   return `'${value.replace(/'/g, "'\\''")}'`;
 }
 
-async function runScript(run: Run, script: string, which: "start" | "stop"): Promise<RunResult> {
-  const result = await run.ws.runScript(script, undefined, 240_000);
+async function runScript(run: Run, template: Template, which: "start" | "stop"): Promise<RunResult> {
+  const result = await (which === "start"
+    ? run.ws.runStart(template, undefined, 240_000)
+    : run.ws.runScript(template.stop, undefined, 240_000));
   if (result.code !== 0)
     throw new Error(
       `the ${which} script exited ${result.code}.\n--- stdout ---\n${tail(result.stdout)}\n--- stderr ---\n${tail(result.stderr)}`,
@@ -389,7 +399,7 @@ function matching(text: string, pattern: RegExp): string[] {
 async function startCycle(run: Run, template: Template, index: number, expectRestored: number): Promise<CycleRecord> {
   const phase: PhaseName = index === 0 ? "start" : "restart";
   const t0 = Date.now();
-  const script = await runScript(run, template.start, "start");
+  const script = await runScript(run, template, "start");
   const output = script.stdout + script.stderr;
   const mode = /goose-module: cold start:/.test(output)
     ? "cold"
@@ -466,7 +476,7 @@ async function stopCycle(run: Run, template: Template, cycle: CycleRecord): Prom
   cycle.messagesBeforeStop = (await run.ws.messages()).length;
   const postsBefore = run.coder.snapshots().length;
   const t0 = Date.now();
-  const script = await runScript(run, template.stop, "stop");
+  const script = await runScript(run, template, "stop");
   cycle.phases.stop = Date.now() - t0;
   cycle.stopScriptMs = script.ms;
   cycle.stopLines = matching(script.stdout + script.stderr, STOP_LINES);

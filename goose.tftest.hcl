@@ -40,8 +40,8 @@ run "settings_reach_the_rendered_scripts" {
   }
 
   assert {
-    condition     = strcontains(module.agentapi.start_script, base64gzip(jsonencode(module.agentapi.start_settings)))
-    error_message = "the start coder_script must embed the start settings"
+    condition     = strcontains(module.agentapi.install_script, base64gzip(jsonencode(module.agentapi.start_settings))) && strcontains(module.agentapi.start_script, base64gzip(jsonencode(module.agentapi.start_settings)))
+    error_message = "the install and start coder_scripts must embed the start settings"
   }
   assert {
     condition     = strcontains(module.agentapi.stop_script, base64gzip(jsonencode(module.agentapi.stop_settings)))
@@ -52,11 +52,11 @@ run "settings_reach_the_rendered_scripts" {
     error_message = "a task's prompt must reach the start settings"
   }
   assert {
-    condition     = !strcontains(module.agentapi.start_script, "fix the bug")
+    condition     = !strcontains(module.agentapi.start_script, "fix the bug") && !strcontains(module.agentapi.install_script, "fix the bug")
     error_message = "the prompt must not appear as shell source"
   }
   assert {
-    condition     = startswith(module.agentapi.start_script, "#!/bin/sh\n") && startswith(module.agentapi.stop_script, "#!/bin/sh\n")
+    condition     = startswith(module.agentapi.install_script, "#!/bin/sh\n") && startswith(module.agentapi.start_script, "#!/bin/sh\n") && startswith(module.agentapi.stop_script, "#!/bin/sh\n")
     error_message = "the scripts must run under /bin/sh"
   }
 }
@@ -459,5 +459,14 @@ run "agent_firewall_command_is_used_as_given" {
   assert {
     condition     = jsonencode(module.agentapi.start_settings.agent.goose.command_prefix) == jsonencode(["coder", "boundary", "--allow", "domain=coder.example.com", "--"])
     error_message = "a generic command prefix must reach the start unchanged"
+  }
+}
+
+run "scripts_lists_the_sync_names_in_run_order" {
+  command = plan
+
+  assert {
+    condition     = output.scripts == ["coder-goose-install_script", "coder-goose-start_script"]
+    error_message = "another module waits for Goose's scripts by these names (coder exp sync want <its name> <each>)"
   }
 }

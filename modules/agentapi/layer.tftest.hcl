@@ -17,6 +17,7 @@ variables {
   pid_file_path            = "/run/aider.pid"
   install_node             = true
   node_download_url        = "https://nodejs.org/dist"
+  install_script           = "console.log('install')"
   start_script             = "console.log('start')"
   stop_script              = "console.log('stop')"
   start_settings           = "{\"model\": \"m\", \"nested\": {\"n\": 1}}"
@@ -36,7 +37,7 @@ run "passes_the_callers_settings_through_beside_its_own" {
     error_message = "the layer's own part must carry the port and the persistence paths"
   }
   assert {
-    condition     = strcontains(output.start_script, "CODER_MODULE_SCRIPT='${base64gzip("console.log('start')")}'") && strcontains(output.stop_script, "CODER_MODULE_SCRIPT='${base64gzip("console.log('stop')")}'")
+    condition     = strcontains(output.install_script, "CODER_MODULE_SCRIPT='${base64gzip("console.log('install')")}'") && strcontains(output.start_script, "CODER_MODULE_SCRIPT='${base64gzip("console.log('start')")}'") && strcontains(output.stop_script, "CODER_MODULE_SCRIPT='${base64gzip("console.log('stop')")}'")
     error_message = "each script must get its own code in CODER_MODULE_SCRIPT, to start a helper running it"
   }
 }
@@ -46,7 +47,7 @@ run "says_nothing_about_goose" {
 
 
   assert {
-    condition     = !strcontains(lower(output.start_script), "goose") && !strcontains(lower(output.stop_script), "goose")
+    condition     = !strcontains(lower(output.install_script), "goose") && !strcontains(lower(output.start_script), "goose") && !strcontains(lower(output.stop_script), "goose")
     error_message = "the rendered wrapper must not mention Goose when another agent uses the layer"
   }
   assert {
@@ -78,8 +79,38 @@ run "the_apps_carry_their_display_names" {
     error_message = "web_app_display_name and cli_app_display_name must name the apps"
   }
   assert {
-    condition     = coder_script.start.display_name == "Aider (start)" && coder_script.stop.display_name == "Aider (stop)"
-    error_message = "the scripts keep the agent's display_name"
+    condition     = coder_script.install.display_name == "Aider: Install Script" && coder_script.start.display_name == "Aider: Start Script" && coder_script.stop.display_name == "Aider: Stop Script"
+    error_message = "the scripts are named as the registry's coder-utils names them, after the agent's display_name"
+  }
+}
+
+run "the_start_waits_for_the_install_under_coder_utils_names" {
+  command = plan
+
+  assert {
+    condition     = output.scripts == ["acme-aider-install_script", "acme-aider-start_script"]
+    error_message = "the scripts output lists the coder exp sync names in run order, <namespace>-<module>-<kind>_script as coder-utils makes them"
+  }
+  assert {
+    condition     = strcontains(output.install_script, "coder exp sync start acme-aider-install_script") && strcontains(output.install_script, "coder exp sync complete acme-aider-install_script")
+    error_message = "the install script announces itself to coder exp sync"
+  }
+  assert {
+    condition     = strcontains(output.start_script, "coder exp sync want acme-aider-start_script acme-aider-install_script") && strcontains(output.start_script, "coder exp sync start acme-aider-start_script")
+    error_message = "the start script waits for the install through coder exp sync"
+  }
+  assert {
+    condition     = !strcontains(output.stop_script, "coder exp sync") && !strcontains(output.stop_script, "install.state")
+    error_message = "the stop script waits for nothing"
+  }
+}
+
+run "only_the_install_script_installs_node" {
+  command = plan
+
+  assert {
+    condition     = strcontains(output.install_script, "NODE_VERSION=") && !strcontains(output.start_script, "NODE_VERSION=") && !strcontains(output.stop_script, "NODE_VERSION=")
+    error_message = "Node.js is downloaded by the install script alone; the start runs after it"
   }
 }
 

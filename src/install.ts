@@ -1,8 +1,9 @@
+import path from "node:path";
 import { findRunningAgentapi } from "./agentapi/server.js";
 import { rememberAgentapiVersion } from "./install/agentapi-memo.js";
 import { installAndConfigure } from "./install-script/install-step.js";
 import { ensurePortFree, prepareFolders } from "./launch/start-checks.js";
-import { log, phase, reportFatal } from "./lib/log.js";
+import { keepLogIn, log, phase, reportFatal } from "./lib/log.js";
 import { portHolderIfTaken } from "./lib/port-owner.js";
 import { applyPromptSources } from "./predecessor/prompt-env.js";
 import { homeDir, parseStartConfig, takeScriptInputs } from "./settings/config.js";
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   const portHolder = portHolderIfTaken(port);
   portHolder.catch(() => undefined); // read below, unless the install ends first
   await phase("install-folders", () => prepareFolders(paths, config.folder));
+  keepLogIn(path.join(paths.logs, "install.log"));
   const running = await findRunningAgentapi(paths.pidFile, port);
   if (running.status === "running") {
     log(`AgentAPI is already running (PID ${running.pid}); nothing is installed or configured under it`);

@@ -1,9 +1,10 @@
+import path from "node:path";
 import { decidePersistence } from "./agentapi/persistence-gate.js";
 import { rememberedAgentapiVersion } from "./install/agentapi-memo.js";
 import { installedTools } from "./install/tool-paths.js";
 import { launchGoose } from "./launch/launch.js";
 import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
-import { log, phase, reportFatal, StepError, warn } from "./lib/log.js";
+import { keepLogIn, log, phase, reportFatal, StepError, warn } from "./lib/log.js";
 import { portHolderIfTaken } from "./lib/port-owner.js";
 import { stopCount } from "./lifecycle/stop-request.js";
 import { applyPromptSources } from "./predecessor/prompt-env.js";
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   const portHolder = portHolderIfTaken(port);
   portHolder.catch(() => undefined); // read below, unless the start ends first
   await phase("prepare", () => prepareFolders(paths, config.folder));
+  keepLogIn(path.join(paths.logs, "start.log"));
   if (await reuseRunningAgentapi(paths, port)) return;
   for (const line of prompts.lines) log(line);
   const gaveUp = await lastGiveUp(paths);

@@ -1,3 +1,5 @@
+import { constants, openSync, rmSync, writeSync } from "node:fs";
+
 // One line per event on stdout, which the Coder agent keeps as the script log.
 const PREFIX = "goose-module:";
 
@@ -13,12 +15,40 @@ function line(message: string): string {
   return `${stamped ? `${new Date().toISOString()} ` : ""}${PREFIX} ${message}\n`;
 }
 
+// A copy of this run's lines in a file of the module folder (keepLogIn).
+let copy: number | null = null;
+
+function emit(stream: NodeJS.WriteStream, text: string): void {
+  stream.write(text);
+  if (copy === null) return;
+  try {
+    writeSync(copy, stamped ? text : `${new Date().toISOString()} ${text}`);
+  } catch {
+    copy = null; // a full disk: the Coder agent's copy still has every line
+  }
+}
+
+/**
+ * Keeps a copy of this run's lines, time-stamped, in `file`, as the
+ * registry's coder-utils keeps each script's log under the module folder. A
+ * new file each run: whatever is at the name (a link included) is removed,
+ * never written through.
+ */
+export function keepLogIn(file: string): void {
+  try {
+    rmSync(file, { force: true });
+    copy = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    warn(`no copy of this log is kept in ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
+
 export function log(message: string): void {
-  process.stdout.write(line(message));
+  emit(process.stdout, line(message));
 }
 
 export function warn(message: string): void {
-  process.stdout.write(line(`warning: ${message}`));
+  emit(process.stdout, line(`warning: ${message}`));
 }
 
 /** A failure whose message already says what failed and what to do. */
@@ -41,6 +71,6 @@ export async function phase<T>(name: string, run: () => Promise<T>): Promise<T> 
 export function reportFatal(error: unknown): never {
   const message =
     error instanceof StepError ? error.message : `unexpected failure: ${(error as Error)?.stack ?? String(error)}`;
-  process.stderr.write(line(`error: ${message}`));
+  emit(process.stderr, line(`error: ${message}`));
   process.exit(1);
 }

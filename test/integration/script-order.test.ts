@@ -28,6 +28,10 @@ describe("the start waits for the install of its own agent run", () => {
     expectOk(started, "start");
     expect(output(started)).toContain("waiting for the install script");
     expect((await readFile(path.join(ws.home, "install-ended"), "utf8")).trim()).toBe("before");
+    // Each script's lines are kept under the module folder too, as coder-utils keeps them.
+    const logs = path.join(ws.moduleDir, "logs");
+    expect(await readFile(path.join(logs, "install.log"), "utf8")).toMatch(/goose-module: phase post-install: \d+ ms/);
+    expect(await readFile(path.join(logs, "start.log"), "utf8")).toMatch(/goose-module: phase launch: \d+ ms/);
     await ws.waitStable();
     await stop(ws, rendered);
   });
@@ -87,6 +91,7 @@ describe("the start waits for the install of its own agent run", () => {
     expect(started.code).not.toBe(0);
     expect(started.stderr).toContain('see the "Goose: Install Script" log in the Coder dashboard');
     expect(started.stderr).toMatch(/the install script failed \(exit \d+\), so Goose is not started/);
+    expect(await readFile(path.join(ws.moduleDir, "logs", "install.log"), "utf8")).toContain("the mirror is down");
     await expectNoAgentapi(ws);
   });
 });

@@ -16,8 +16,8 @@ shell_scripts() {
   done < <(git ls-files --cached --others --exclude-standard)
 }
 
-# render_wrappers DIR: write the start and stop coder_scripts, as a plan of the root module
-# renders them, to DIR/start.sh and DIR/stop.sh. A plan renders the template exactly as a
+# render_wrappers DIR: write each coder_script (install, start, stop), as a plan of the root module
+# renders them, to DIR/<name>.sh. A plan renders the template exactly as a
 # workspace receives it, whatever variables the template takes.
 render_wrappers() {
   local dir="$1"
@@ -70,9 +70,9 @@ lint_terraform() {
 
 lint_ts() {
   local colors=() extra
-  extra="$(find src -maxdepth 1 -type f ! -name start.ts ! -name stop.ts ! -name README.md)"
+  extra="$(find src -maxdepth 1 -type f ! -name install.ts ! -name start.ts ! -name stop.ts ! -name README.md)"
   if [[ -n "$extra" ]]; then
-    echo "src/ holds only start.ts and stop.ts; move these into the folder of their job (src/README.md): $extra" >&2
+    echo "src/ holds only install.ts, start.ts and stop.ts, one per coder_script; move these into the folder of their job (src/README.md): $extra" >&2
     return 1
   fi
   [[ -t 1 ]] || colors=(--colors=off) # Biome colours even a log file otherwise

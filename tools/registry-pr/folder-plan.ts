@@ -10,6 +10,8 @@ const TRAVELS: RegExp[] = [
   // The module, and the Terraform tests the registry's CI runs in every folder that has one.
   /^(README\.md|main\.tf|variables\.tf|outputs\.tf)$/,
   /^[^/]+\.tftest\.hcl$/,
+  // The registry's TypeScript tests (bun test, with its ~test helpers).
+  /^main\.test\.ts$/,
   // The AgentAPI layer main.tf calls, with its README and tests.
   /^modules\/agentapi\//,
   // The bundles the coder_scripts embed, their TypeScript sources and the build that makes

@@ -15,14 +15,15 @@ import { autosaveMain, restartMain } from "./supervisor/supervisor.js";
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  const { settings, ownScript } = takeScriptInputs();
+  const { settings, ownScript, stopsSeen: seenAtBoot } = takeScriptInputs();
   const home = homeDir();
   const prompts = applyPromptSources(parseStartConfig(settings, home));
   const { config } = prompts;
   const { paths } = config;
   const { port } = config.agentapi;
-  // Before anything else: a stop that counts itself from now on wins over this start.
-  const stopsSeen = await stopCount(paths.dir);
+  // Before anything else: a stop that counts itself from now on wins over this
+  // start; from when the wrapper began, before the install ran, when it says.
+  const stopsSeen = seenAtBoot ?? (await stopCount(paths.dir));
 
   // Whether the port is free, and who holds it when it is not, is looked up
   // beside the folders' preparation: the two are independent, and the answer

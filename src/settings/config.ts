@@ -111,6 +111,7 @@ export interface StopConfig {
 
 const ENV_NAME = "CODER_MODULE_SETTINGS";
 const SCRIPT_ENV_NAME = "CODER_MODULE_SCRIPT";
+const STOPS_ENV_NAME = "CODER_MODULE_STOPS_SEEN";
 const MAX_PORT = 65535;
 // variables.tf accepts up to 300 s for each stop bound.
 const MAX_BOUND_MS = 300_000;
@@ -257,17 +258,26 @@ export function homeDir(): string {
  * comes through the environment, not a file, so a stop needs no disk space),
  * and the script's own code (CODER_MODULE_SCRIPT, gzip+base64), with which the
  * start launches helpers running the same code without writing it to disk.
- * `ownScript` is null when the wrapper did not pass it.
+ * `ownScript` is null when the wrapper did not pass it. `stopsSeen`: the stop
+ * count the start's wrapper noted as it began, before it waited for the
+ * install (CODER_MODULE_STOPS_SEEN); null when it passed none.
  */
 export function takeScriptInputs(env: NodeJS.ProcessEnv = process.env): {
   settings: unknown;
   ownScript: Buffer | null;
+  stopsSeen: number | null;
 } {
   const encodedSettings = env[ENV_NAME];
   const encodedScript = env[SCRIPT_ENV_NAME];
+  const stops = env[STOPS_ENV_NAME];
   delete env[ENV_NAME];
   delete env[SCRIPT_ENV_NAME];
-  return { settings: decodeSettings(encodedSettings), ownScript: decodeScript(encodedScript) };
+  delete env[STOPS_ENV_NAME];
+  return {
+    settings: decodeSettings(encodedSettings),
+    ownScript: decodeScript(encodedScript),
+    stopsSeen: stops !== undefined && /^[0-9]{1,15}$/.test(stops) ? Number(stops) : null,
+  };
 }
 
 function decodeSettings(encoded: string | undefined): unknown {

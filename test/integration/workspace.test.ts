@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { needsRoot } from "../../support/vitest/skips.js";
-import { childPids, gooseSessionExtensions, run, umaskOf } from "../../support/workspace/index.js";
+import { agentStartArgs, childPids, gooseSessionExtensions, run, umaskOf } from "../../support/workspace/index.js";
 import {
   agentapiPids,
   cycle,
@@ -104,8 +104,9 @@ describe("the module's files are private, everything else keeps the workspace's 
       pre_install_script: 'umask > "$HOME/pre-install-umask"',
       post_install_script: 'umask > "$HOME/post-install-umask"\ntouch "$HOME/project/made-by-post-install"',
     });
-    const result = await ws.runScript(`umask 022\n${rendered.start}`);
-    expectOk(result, "start script");
+    const [, agent, ...scripts] = agentStartArgs(rendered);
+    const result = await ws.runScript(`umask 022\n${agent}`, undefined, undefined, scripts);
+    expectOk(result, "install and start scripts");
     await waitTurns(ws, 1);
 
     for (const step of ["pre", "post"])

@@ -470,3 +470,34 @@ run "scripts_lists_the_sync_names_in_run_order" {
     error_message = "another module waits for Goose's scripts by these names (coder exp sync want <its name> <each>)"
   }
 }
+
+run "telemetry_carries_coders_identifiers_to_the_start" {
+  command = plan
+
+  variables {
+    telemetry = {
+      enabled             = true
+      otlp_endpoint       = "http://localhost:4318"
+      otlp_headers        = { Authorization = "Bearer t" }
+      resource_attributes = { team = "platform", "coder.workspace_id" = "forged" }
+    }
+  }
+
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.telemetry.resource_attributes.team == "platform" && module.agentapi.start_settings.agent.goose.telemetry.resource_attributes["coder.workspace_id"] == data.coder_workspace.me.id
+    error_message = "the template's attributes travel, and Coder's workspace identifiers win over one of the same name"
+  }
+  assert {
+    condition     = module.agentapi.start_settings.agent.goose.telemetry.endpoint == "http://localhost:4318" && module.agentapi.start_settings.agent.goose.telemetry.headers.Authorization == "Bearer t"
+    error_message = "the endpoint and headers reach the start's settings"
+  }
+}
+
+run "telemetry_off_sends_nothing" {
+  command = plan
+
+  assert {
+    condition     = !module.agentapi.start_settings.agent.goose.telemetry.enabled && module.agentapi.start_settings.agent.goose.telemetry.endpoint == "" && length(module.agentapi.start_settings.agent.goose.telemetry.resource_attributes) == 0
+    error_message = "with telemetry off, no endpoint or attribute reaches the scripts"
+  }
+}

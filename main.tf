@@ -98,6 +98,32 @@ locals {
     token_env = local.ai_gateway_token_env
   }
 
+  # Goose's OpenTelemetry export: the template's resource attributes, then
+  # Coder's identifiers of this workspace, which win, as claude-code adds them
+  # (registry/coder/modules/claude-code/main.tf @ coder/registry 6be121e4) so
+  # Goose's telemetry joins Coder's audit logs. Empty when off.
+  telemetry = var.telemetry.enabled ? {
+    enabled  = true
+    endpoint = var.telemetry.otlp_endpoint
+    protocol = var.telemetry.otlp_protocol
+    headers  = var.telemetry.otlp_headers
+    resource_attributes = merge(var.telemetry.resource_attributes, {
+      "coder.workspace_id"       = data.coder_workspace.me.id
+      "coder.workspace_name"     = data.coder_workspace.me.name
+      "coder.workspace_owner"    = data.coder_workspace_owner.me.name
+      "coder.workspace_owner_id" = data.coder_workspace_owner.me.id
+      "coder.template_name"      = data.coder_workspace.me.template_name
+      "coder.template_version"   = data.coder_workspace.me.template_version
+      "coder.access_url"         = data.coder_workspace.me.access_url
+    })
+    } : {
+    enabled             = false
+    endpoint            = ""
+    protocol            = ""
+    headers             = tomap({})
+    resource_attributes = tomap({})
+  }
+
   # What runs Goose inside the Agent Firewall: the agent-firewall module's
   # wrapper takes `--config=<file> -- <command>` (its README), or the
   # template's own prefix as given.
@@ -141,6 +167,7 @@ locals {
       mode                      = var.goose_mode
       ai_gateway                = local.ai_gateway
       command_prefix            = local.goose_command_prefix
+      telemetry                 = local.telemetry
     }
     # Who may reach AgentAPI: the start adds these to loopback and the
     # deployment's or the app's own host name (src/settings/access-lists.ts).

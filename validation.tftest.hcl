@@ -590,3 +590,32 @@ run "ai_prompt_empty_in_a_task" {
     error_message = "in a task with an empty ai_prompt the task's prompt must be sent"
   }
 }
+
+run "telemetry_without_an_endpoint" {
+  command = plan
+  variables { telemetry = { enabled = true } }
+  expect_failures = [var.telemetry]
+}
+
+run "telemetry_over_grpc" {
+  command = plan
+  variables { telemetry = { enabled = true, otlp_endpoint = "http://localhost:4317", otlp_protocol = "grpc" } }
+  expect_failures = [var.telemetry]
+}
+
+run "telemetry_attribute_name_with_a_comma" {
+  command = plan
+  variables { telemetry = { enabled = true, otlp_endpoint = "http://localhost:4318", resource_attributes = { "team,x" = "a" } } }
+  expect_failures = [var.telemetry]
+}
+
+run "telemetry_endpoint_set_while_off" {
+  command = plan
+  variables { telemetry = { otlp_endpoint = "http://localhost:4318" } }
+}
+
+run "telemetry_attribute_value_with_a_comma" {
+  command = plan
+  variables { telemetry = { enabled = true, otlp_endpoint = "http://localhost:4318", resource_attributes = { team = "a,b" } } }
+  expect_failures = [var.telemetry]
+}

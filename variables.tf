@@ -447,6 +447,36 @@ variable "enable_ai_gateway" {
   }
 }
 
+variable "telemetry" {
+  description = "Goose's OpenTelemetry export, as claude-code offers it: with enabled = true the module's Goose sends its traces, metrics and logs to otlp_endpoint over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, _PROTOCOL and _HEADERS), and OTEL_RESOURCE_ATTRIBUTES carries resource_attributes plus Coder's workspace identifiers (coder.workspace_id, coder.workspace_name, coder.workspace_owner, coder.workspace_owner_id, coder.template_name, coder.template_version, coder.access_url), so they join Coder's audit logs. Only AgentAPI's environment carries them, for the Goose it starts; no other process of the workspace, and none of the module's helpers."
+  type = object({
+    enabled             = optional(bool, false)
+    otlp_endpoint       = optional(string, "")
+    otlp_protocol       = optional(string, "http/protobuf")
+    otlp_headers        = optional(map(string), {})
+    resource_attributes = optional(map(string), {})
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = !var.telemetry.enabled || can(regex("^https?://[^\\s,]+$", var.telemetry.otlp_endpoint))
+    error_message = "Set telemetry.otlp_endpoint to your OpenTelemetry collector's OTLP/HTTP address, such as \"http://localhost:4318\": with telemetry.enabled, Goose needs an http:// or https:// URL to send to."
+  }
+  validation {
+    condition     = contains(["http/protobuf", "http/json"], var.telemetry.otlp_protocol)
+    error_message = "Set telemetry.otlp_protocol to \"http/protobuf\" (the default) or \"http/json\": Goose's release builds export OTLP over HTTP only, and skip every signal when the protocol is grpc (crates/goose/src/otel/otlp.rs, aaif-goose/goose v1.47.0)."
+  }
+  validation {
+    condition     = alltrue([for key in concat(keys(var.telemetry.otlp_headers), keys(var.telemetry.resource_attributes)) : can(regex("^[A-Za-z0-9._-]+$", key))])
+    error_message = "Name each telemetry.otlp_headers and telemetry.resource_attributes entry with letters, digits, '.', '_' and '-' only: the names go into comma-separated OTEL_* variables."
+  }
+  validation {
+    condition     = alltrue([for value in values(var.telemetry.resource_attributes) : !strcontains(value, ",") && !strcontains(value, "=")])
+    error_message = "Remove ',' and '=' from the values of telemetry.resource_attributes: OTEL_RESOURCE_ATTRIBUTES is a comma-separated list of name=value pairs, and Goose reads a value as written, with no way to escape them."
+  }
+}
+
 variable "agent_firewall" {
   description = "Run Goose, and only Goose, inside Coder's Agent Firewall; AgentAPI and the module's helpers stay outside. Either the agent-firewall module's outputs, { wrapper_path = module.agent-firewall.agent_firewall_wrapper_path, config_path = module.agent-firewall.agent_firewall_config_path }, which runs `<wrapper_path> --config=<config_path> -- goose ...`; or { command = [...] }, any command prefix that runs the command after it, such as [\"boundary\", \"--config=/etc/boundary.yaml\", \"--\"]. $HOME in a value is the workspace user's home folder. See the README's AI governance section for the allow-list Goose needs."
   type = object({

@@ -60,6 +60,8 @@ export function buildLaunchEnv(
     pathPrefix: string[];
     /** The AI Gateway's provider variables (gatewayEnv), which replace the template's own. */
     gateway?: Record<string, string> | null;
+    /** Goose's OpenTelemetry export (telemetryEnv), which replaces the template's own OTEL_* settings. */
+    telemetry?: Record<string, string>;
     /** AgentAPI's own TMPDIR (agentapi/tmp.ts), for the launch; Goose gets the user's back (withUserTmpdir). */
     tmpdir?: string;
     /** The module's Goose config layer (configureGoose), its extension entries. */
@@ -84,6 +86,7 @@ export function buildLaunchEnv(
   env.GOOSE_DISABLE_KEYRING = "1";
   env.GOOSE_ADDITIONAL_CONFIG_FILES = additionalConfigFiles(opts.configLayer, base.GOOSE_ADDITIONAL_CONFIG_FILES);
   if (opts.tmpdir) env.TMPDIR = opts.tmpdir;
+  Object.assign(env, opts.telemetry);
   return opts.gateway ? { ...env, ...opts.gateway } : env;
 }
 

@@ -3,6 +3,7 @@ import type { DecidedGate } from "../agentapi/version-gate.js";
 import { AGENTAPI_TYPE, buildGooseArgs, buildLaunchEnv, type GooseSession, withUserTmpdir } from "../goose/commands.js";
 import { expandHome, gatewayEnv } from "../goose/governance.js";
 import { writePromptFile } from "../goose/task-prompt.js";
+import { telemetryEnv } from "../goose/telemetry.js";
 import { phase, warn } from "../lib/log.js";
 import { writeLaunchRecord } from "../lifecycle/launch-record.js";
 import { runMark } from "../lifecycle/leftovers.js";
@@ -72,8 +73,10 @@ export async function launchGoose(opts: {
       mode: goose.mode,
       pathPrefix: tools.pathPrefix,
       // Only AgentAPI's own run gets the module's TMPDIR (the helpers keep the
-      // user's) and the gateway's key (for the Goose it starts).
+      // user's), the gateway's key and the telemetry settings (both for the
+      // Goose it starts).
       gateway: forAgentapi ? gateway : null,
+      telemetry: forAgentapi ? telemetryEnv(goose.telemetry) : {},
       tmpdir: forAgentapi ? paths.tmp : undefined,
       configLayer: paths.gooseLayer,
     });

@@ -72,6 +72,16 @@ export interface GooseSettings {
   aiGateway: AiGatewaySettings;
   /** agent_firewall: the command Goose runs under (empty: none), $HOME not yet expanded. */
   commandPrefix: string[];
+  /** telemetry: Goose's OpenTelemetry export, Coder's identifiers already among the attributes. */
+  telemetry: TelemetrySettings;
+}
+
+export interface TelemetrySettings {
+  enabled: boolean;
+  endpoint: string;
+  protocol: string;
+  headers: Record<string, string>;
+  resourceAttributes: Record<string, string>;
 }
 
 export interface AiGatewaySettings {
@@ -139,6 +149,7 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
 function parseGoose(goose: Fields): GooseSettings {
   const scripts = goose.object("install_script");
   const gateway = goose.object("ai_gateway");
+  const telemetry = goose.object("telemetry");
   return {
     install: goose.boolean("install"),
     version: goose.string("version"),
@@ -162,6 +173,13 @@ function parseGoose(goose: Fields): GooseSettings {
       tokenEnv: gateway.string("token_env"),
     },
     commandPrefix: goose.stringList("command_prefix"),
+    telemetry: {
+      enabled: telemetry.boolean("enabled"),
+      endpoint: telemetry.string("endpoint"),
+      protocol: telemetry.string("protocol"),
+      headers: telemetry.stringMap("headers"),
+      resourceAttributes: telemetry.stringMap("resource_attributes"),
+    },
   };
 }
 

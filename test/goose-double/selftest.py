@@ -9,7 +9,7 @@ import atexit, glob, json, os, pathlib, re, shutil, signal, sqlite3, subprocess,
 import urllib.parse
 
 sys.dont_write_bytecode = True  # no __pycache__ in the repo
-from selftest_drivers import agentapi_e2e, model_server, pty_drive, wait_for
+from selftest_drivers import agentapi_e2e, model_server, otlp_receiver, pty_drive, wait_for
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 G = os.path.join(HERE, "goose")
@@ -345,6 +345,23 @@ for name, text in (("tool2", "!"), ("tool3", "say !echo no")):
     out("run", "-n", name, "-t", text)
     eq("bang: %r is a message like any other" % text, lambda: q(ROWS % name),
        "user:text:1 user:text:0 assistant:text:1")
+
+fresh_home("otlp")
+# OpenTelemetry (facts "otlp", observed with 1.47.0): with an endpoint, one export each to
+# /v1/metrics and /v1/logs as Goose exits, the headers percent-decoded, the attributes as written.
+OTLP_LOG = []
+receiver = otlp_receiver(OTLP_LOG)
+out("session", "list", OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:%d" % receiver.server_port,
+    OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer%20t0k", OTEL_RESOURCE_ATTRIBUTES="coder.workspace_id=ws%2C1")
+eq("otlp: metrics, then logs, at exit", lambda: [path for path, _, _ in OTLP_LOG], ["/v1/metrics", "/v1/logs"])
+check("otlp: the headers decoded, the attributes as written, Goose's own beside them", lambda: all(
+    headers.get("Authorization") == "Bearer t0k" and b"coder.workspace_id" in body and b"ws%2C1" in body
+    and b"service.name" in body for _, headers, body in OTLP_LOG))
+del OTLP_LOG[:]
+out("session", "list", OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:%d" % receiver.server_port,
+    OTEL_EXPORTER_OTLP_PROTOCOL="grpc")
+eq("otlp: grpc, which release builds lack, exports nothing", lambda: OTLP_LOG, [])
+receiver.shutdown()
 
 fresh_home("model")
 MODEL_LOG = []  # "PATH AUTHORIZATION STREAM" of each request

@@ -14,6 +14,24 @@ def wait_for(cond, what, limit):  # poll until cond() holds; False after limit s
     return True
 
 
+def otlp_receiver(log):
+    """An OTLP/HTTP receiver on loopback that answers 200 to every export. Appends
+    (PATH, HEADERS, BODY) of each request to log. Returns the running server."""
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            log.append((self.path, dict(self.headers), self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+    server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+    server.thread = threading.Thread(target=server.serve_forever, daemon=True)
+    server.thread.start()
+    return server
+
+
 def model_server(log):
     """A provider on loopback: 401 unless the key is "good", else one streamed OpenAI answer. Appends
     "PATH AUTHORIZATION STREAM" of each request to log. Returns the running server."""

@@ -17,6 +17,7 @@ export const startDocument = () => ({
       extensions: { github: { type: "stdio", cmd: "gh-mcp" } },
       install_script: { pre: "", post: "echo hi" },
       ai_gateway: { enabled: false, base_url: "", token_env: "CODER_GOOSE_AI_GATEWAY_TOKEN" },
+      telemetry: { enabled: false, endpoint: "", protocol: "", headers: {}, resource_attributes: {} },
       command_prefix: [],
     },
     access: { allowed_hosts: ["proxy.example.com"], allowed_origins: [], access_url: CODER, subdomain: false },

@@ -224,7 +224,7 @@ describe("app display names", () => {
     expect(app("web").display_name).toBe("Goose chat");
     expect(app("cli").display_name).toBe("Goose terminal");
     expect(resourceValues(rendered, "module.goose.module.agentapi.coder_script.start").display_name).toBe(
-      "Goose (start)",
+      "Goose: Start Script",
     );
   });
 });

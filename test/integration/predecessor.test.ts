@@ -137,10 +137,17 @@ describe("upgrade from coder/goose 3.0.1", () => {
         `goose-module: .goosehints: the system prompt coder/goose 3.x wrote there is now the module's block alone, so Goose reads it once; the old file is kept at ${hintsBackup}`,
       ]),
     );
-    expect(lines(second).filter((line) => line.includes("coder/goose 3.x"))).toEqual([
-      `goose-module: prompt: from GOOSE_TASK_PROMPT in the agent's environment (${TASK_PROMPT.length} characters), as coder/goose 3.x read it; the module's ai_prompt input replaces it`,
-      folderLine,
-    ]);
+    // The install's line and the start's, in whichever order the two scripts wrote them.
+    expect(
+      lines(second)
+        .filter((line) => line.includes("coder/goose 3.x"))
+        .sort(),
+    ).toEqual(
+      [
+        `goose-module: prompt: from GOOSE_TASK_PROMPT in the agent's environment (${TASK_PROMPT.length} characters), as coder/goose 3.x read it; the module's ai_prompt input replaces it`,
+        folderLine,
+      ].sort(),
+    );
     expect(second).not.toContain("warning:");
   });
 });

@@ -4,7 +4,7 @@
 // by the module folder's lifecycle lock.
 
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { run, tools, type Workspace } from "../../support/workspace/index.js";
@@ -41,7 +41,7 @@ async function agentapiHeldAtLaunch(ws: Workspace): Promise<{ binary: string; wa
   return { binary, waiting, release };
 }
 
-/** The same script twice at once. */
+/** The same script twice at once, under one agent. */
 const twice = (ws: Workspace, script: string) => Promise.all([ws.runScript(script), ws.runScript(script)]);
 
 describe("the stop wins", () => {
@@ -103,11 +103,13 @@ describe("one lifecycle lock", () => {
     // $HOME persisted; the supervisor it names did not.
     await writeFile(path.join(ws.moduleDir, "supervisor.pid"), "999999999\n");
 
-    const both = await twice(ws, rendered.start);
-    expect(
-      both.map((r) => r.code),
-      both.map(output).join("\n----\n"),
-    ).toEqual([0, 0]);
+    // The install, then the start twice at once, under one agent.
+    const outputs = [path.join(ws.home, "start-1.out"), path.join(ws.home, "start-2.out")];
+    const agent =
+      'sh -c "$1" || exit 9; sh -c "$2" >"$3" 2>&1 & a=$!; sh -c "$2" >"$4" 2>&1 & b=$!; wait "$a"; ca=$?; wait "$b"; echo "$ca $?"';
+    const ran = await ws.runScript(agent, undefined, 120_000, ["sh", rendered.install, rendered.start, ...outputs]);
+    const said = (await Promise.all(outputs.map((file) => readFile(file, "utf8").catch(() => "")))).join("\n----\n");
+    expect(ran.stdout.trim().split("\n").pop(), `${output(ran)}\n${said}`).toBe("0 0");
     await ws.waitStable();
     expect(await agentapiPids(ws)).toHaveLength(1);
     const running = await supervisors(ws);

@@ -20,7 +20,9 @@ export type DecidedGate = {
   reason: string;
   warning?: string;
 };
-export type PersistenceGate = DecidedGate | { kind: "probe-help"; version: null; reason: string };
+/** Asked no version that decides: the gate reads `server --help` next. */
+type ProbeHelp = { kind: "probe-help"; version: null; reason: string };
+export type PersistenceGate = DecidedGate | ProbeHelp;
 
 export function gateOnVersion(requested: boolean, versionOutput: string | null): PersistenceGate {
   if (!requested) {

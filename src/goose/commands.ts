@@ -9,7 +9,9 @@ export const AGENTAPI_TYPE = "goose";
 export type StartMode = "cold" | "warm";
 
 /** The session a launch starts: a new one with the module's name, or an existing one by id. */
-export type GooseSession = { mode: "cold"; name: string } | { mode: "warm"; id: string };
+type NewSession = { mode: "cold"; name: string };
+type ResumedSession = { mode: "warm"; id: string };
+export type GooseSession = NewSession | ResumedSession;
 
 /**
  * The Goose command line after AgentAPI's `--`.

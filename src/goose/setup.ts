@@ -19,7 +19,8 @@ export interface GooseSetupResult {
   warnings: string[];
 }
 
-type Decision = { kind: "unchanged" } | { kind: "write"; text: string; detail: string };
+type Write = { kind: "write"; text: string; detail: string };
+type Decision = { kind: "unchanged" } | Write;
 
 type Location = { kind: "missing" } | { kind: "file"; path: string; mode: number } | { kind: "refuse"; reason: string };
 
@@ -80,9 +81,11 @@ async function updateUserFile(
   decide: (text: string | null) => Decision,
   advise: (reason: string) => string,
 ): Promise<FileOutcome> {
-  const where = await locate(file).catch(
-    (error: Error): Location => ({ kind: "refuse", reason: `it could not be examined (${error.message})` }),
-  );
+  const unexamined = (error: Error): Location => ({
+    kind: "refuse",
+    reason: `it could not be examined (${error.message})`,
+  });
+  const where = await locate(file).catch(unexamined);
   if (where.kind === "refuse") return { file, action: "skipped", warning: advise(where.reason) };
   let before: string | null = null;
   if (where.kind === "file") {

@@ -25,6 +25,11 @@ export interface PredecessorReport {
 
 type Examined = { kind: "missing" } | { kind: "file"; text: string; mode: number } | { kind: "not-file"; what: string };
 
+const unreadable = (error: Error): Examined => ({
+  kind: "not-file",
+  what: `could not be read (${error.message})`,
+});
+
 /** A user's file as it is, never through a link: lstat, then an O_NOFOLLOW read. */
 async function examine(file: string): Promise<Examined> {
   let info;
@@ -131,9 +136,7 @@ export async function retirePredecessor(opts: {
     );
 
   const configFile = path.join(opts.configDir, "config.yaml");
-  const config = await examine(configFile).catch(
-    (error: Error): Examined => ({ kind: "not-file", what: `could not be read (${error.message})` }),
-  );
+  const config = await examine(configFile).catch(unreadable);
   if (config.kind === "not-file" && upgraded)
     report.warnings.push(
       `${configFile} ${config.what}, so the module did not look for ${PREDECESSOR}'s entries in it. If it holds extensions.coder pointed at :${PREDECESSOR_PORT} or extensions the template no longer lists, delete those entries: they override the module's.`,
@@ -166,9 +169,7 @@ export async function retirePredecessor(opts: {
 
   if (opts.systemPrompt.trim() === "") return report;
   const hintsFile = path.join(opts.configDir, ".goosehints");
-  const hints = await examine(hintsFile).catch(
-    (error: Error): Examined => ({ kind: "not-file", what: `could not be read (${error.message})` }),
-  );
+  const hints = await examine(hintsFile).catch(unreadable);
   if (hints.kind === "not-file" && upgraded)
     report.warnings.push(
       `${hintsFile} ${hints.what}, so the module did not check it for ${PREDECESSOR}'s copy of the system prompt; if it holds one, delete it so Goose reads the system prompt once.`,

@@ -108,14 +108,22 @@ export async function versionRule(ctx: Context): Promise<Outcome> {
   );
 }
 
-export async function prettierCheck(ctx: Context): Promise<Outcome> {
-  const prettier = prettierArgs(ctx.tools);
+export const prettierCheck = (ctx: Context) => prettierCheckWith(ctx, "prettier");
+
+/**
+ * The same check with the newest prettier (tools/registry-pr/package.json's
+ * prettier-newest): the registry's next bump of its pin must not fail this folder.
+ */
+export const prettierNewestCheck = (ctx: Context) => prettierCheckWith(ctx, "prettier-newest");
+
+async function prettierCheckWith(ctx: Context, pkg: string): Promise<Outcome> {
+  const prettier = prettierArgs(ctx.tools, pkg);
   const ran = await runProgram(process.execPath, [prettier.program, ...prettier.args, "--check", "."], {
     cwd: ctx.root,
     env: { ...process.env, TF: ctx.tools.tf },
   });
-  const logged = await ctx.log("prettier", ran.output);
-  if (ran.code === 0) return { ok: true, detail: "every file in the registry's style (prettier --check .)" };
+  const logged = await ctx.log(pkg, ran.output);
+  if (ran.code === 0) return { ok: true, detail: `every file in the registry's style (${pkg} --check .)` };
   const files = [...ran.output.matchAll(/^\[(?:warn|error)\] (registry\/\S+)/gm)].map((m) =>
     path.posix.relative(MODULE_DIR, m[1] as string),
   );

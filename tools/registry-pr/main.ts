@@ -16,6 +16,7 @@ import {
   logWriter,
   type Outcome,
   prettierCheck,
+  prettierNewestCheck,
   readmeRules,
   scorerBudget,
   setUOrder,
@@ -27,6 +28,7 @@ import {
   variableNames,
   versionRule,
 } from "./checks.js";
+import { writeDescription } from "./description.js";
 import { runProgram } from "./process.js";
 import { IMAGES_DIR, MODULE_DIR } from "./registry.js";
 import { stage } from "./stage.js";
@@ -41,6 +43,7 @@ const CHECKS: Check[] = [
   ["folder layout (readmevalidation)", folderLayout, []],
   ["README rules (readmevalidation)", readmeRules, []],
   ["prettier --check (fmt:ci)", prettierCheck, ["prettier", "terraform"]],
+  ["prettier --check, the newest prettier (the registry's next bump)", prettierNewestCheck, ["prettier", "terraform"]],
   ["terraform fmt (fmt:ci)", terraformFmt, ["terraform"]],
   ["typos (typos.toml)", typosCheck, ["typos"]],
   ["terraform validate (terraform-validate)", terraformValidate, ["terraform"]],
@@ -82,7 +85,7 @@ function toolVersions(tools: Tools): string {
   };
   const env = process.env;
   return [
-    `prettier ${version("prettier")} (prettier-plugin-sh ${version("prettier-plugin-sh")}, ${env.TF_FLAVOR ?? "terraform"} ${env.TF_VERSION ?? "?"} for \`\`\`tf blocks)`,
+    `prettier ${version("prettier")} and ${version("prettier-newest")} (prettier-plugin-sh ${version("prettier-plugin-sh")}, ${env.TF_FLAVOR ?? "terraform"} ${env.TF_VERSION ?? "?"} for \`\`\`tf blocks)`,
     `typos ${env.TYPOS_VERSION ?? "?"}`,
     `bun ${env.BUN_VERSION ?? "?"}`,
   ].join(", ");
@@ -129,6 +132,7 @@ async function main(): Promise<number> {
   console.log(`registry-pr: with ${toolVersions(tools)}`);
   const ctx: Context = { root, work, tools, log: logWriter(path.join(work, "logs")) };
   let failed = 0;
+  const passed: Array<{ name: string; detail: string }> = [];
   for (const [name, run, needs] of CHECKS) {
     const missing = needs.filter((tool) => tools.missing.has(tool));
     const outcome: Outcome =
@@ -139,9 +143,12 @@ async function main(): Promise<number> {
           }
         : await run(ctx).catch((error: Error) => ({ ok: false, detail: error.message }));
     if (!outcome.ok) failed++;
+    else passed.push({ name, detail: outcome.detail });
     line(outcome.ok ? "ok" : "FAILED", name, outcome.detail);
   }
   for (const [name, why] of CANNOT) line("cannot", name, why);
+  const description = await writeDescription(root, passed);
+  console.log(`registry-pr: the pull request's description is ${path.relative(repoRoot, description)}`);
   const seconds = Math.round((Date.now() - started) / 1000);
   console.log(`registry-pr: ${failed === 0 ? "every check passed" : `${failed} check(s) FAILED`} (${seconds} s)`);
   return failed === 0 ? 0 : 1;

@@ -39,9 +39,9 @@ export function toolsFromEnv(env: NodeJS.ProcessEnv = process.env): Tools {
  * The arguments that run prettier as coder/registry's `bun fmt:ci` does: its package.json
  * "prettier" key sets nothing but the two plugins, and it has no .editorconfig.
  */
-export function prettierArgs(tools: Tools): { program: string; args: string[] } {
+export function prettierArgs(tools: Tools, pkg = "prettier"): { program: string; args: string[] } {
   return {
-    program: path.join(tools.modules, "prettier", "bin", "prettier.cjs"),
+    program: path.join(tools.modules, pkg, "bin", "prettier.cjs"),
     args: [
       "--no-config",
       "--no-editorconfig",

@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DOUBLE_ONLY, skipAllFor } from "../../support/vitest/skips.js";
 import {
+  agentStartArgs,
   gooseMessages,
   gooseTarball,
   gooseUnderTest,
@@ -122,7 +123,7 @@ describe("start script", () => {
       const dir = await fakeGoose(ws, "dying-goose-bin", script);
       const pathDirs = [dir, agentapiDir(), ...SYSTEM_PATH];
       let marked = false;
-      const result = await run("/bin/sh", ["-c", rendered.start], {
+      const result = await run("/bin/sh", agentStartArgs(rendered), {
         cwd: ws.home,
         env: { ...ws.env(), PATH: pathDirs.join(":") },
         onStdout: (stdout) => {

@@ -6,7 +6,7 @@ import { openLog } from "../lib/command-log.js";
  * zx's own quote writes bash's $'...', which a POSIX sh such as dash reads as
  * a literal '$' followed by the quoted text.
  */
-export function shellQuote(value: string): string {
+function shellQuote(value: string): string {
   if (value.includes("\0")) throw new Error("an argument contains a NUL byte, which no program can receive");
   return `'${value.replaceAll("'", "'\\''")}'`;
 }

@@ -3,7 +3,7 @@ import { decidePersistence } from "./agentapi/persistence-gate.js";
 import { rememberedAgentapiVersion } from "./install/agentapi-memo.js";
 import { installedTools } from "./install/tool-paths.js";
 import { launchGoose } from "./launch/launch.js";
-import { ensurePortFree, prepareFolders, reuseRunningAgentapi } from "./launch/start-checks.js";
+import { ensurePortFree, reuseRunningAgentapi } from "./launch/start-checks.js";
 import { keepLogIn, log, phase, reportFatal, StepError, warn } from "./lib/log.js";
 import { portHolderIfTaken } from "./lib/port-owner.js";
 import { stopCount } from "./lifecycle/stop-request.js";
@@ -25,12 +25,12 @@ async function main(): Promise<void> {
   // start; from when the wrapper began, before the install ran, when it says.
   const stopsSeen = seenAtBoot ?? (await stopCount(paths.dir));
 
-  // Whether the port is free, and who holds it when it is not, is looked up
-  // beside the folders' preparation: the two are independent, and the answer
-  // counts only when no AgentAPI of this module runs there already.
+  // The install script, which ended well before this start began, prepared
+  // the module's folders and the project folder. Who holds the port is looked
+  // up beside the check for a running AgentAPI; the answer counts only when
+  // none of this module's runs there.
   const portHolder = portHolderIfTaken(port);
   portHolder.catch(() => undefined); // read below, unless the start ends first
-  await phase("prepare", () => prepareFolders(paths, config.folder));
   keepLogIn(path.join(paths.logs, "start.log"));
   if (await reuseRunningAgentapi(paths, port)) return;
   for (const line of prompts.lines) log(line);

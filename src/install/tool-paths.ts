@@ -32,10 +32,9 @@ export async function installedTools(
     config.agentapi.install ? commandPath(path.join(paths.bin, "agentapi")) : commandPath("agentapi", search.basePath),
     commandPath("goose", `${search.localBin}:${search.scriptPath}`),
   ]);
-  const missing = agentapi === null ? "agentapi" : gooseBin === null ? "goose" : null;
   if (agentapi === null || gooseBin === null)
     throw new StepError(
-      `${missing} is not installed. See the install script's log (${path.join(paths.logs, "install.log")}) for why; restart the workspace to run it again.`,
+      `${agentapi === null ? "agentapi" : "goose"} is not installed. See the install script's log (${path.join(paths.logs, "install.log")}) for why; restart the workspace to run it again.`,
     );
   return { agentapi, gooseBin, pathPrefix: search.pathPrefix };
 }

@@ -84,7 +84,7 @@ run "the_apps_carry_their_display_names" {
   }
 }
 
-run "the_start_waits_for_the_install_under_coder_utils_names" {
+run "the_scripts_announce_themselves_under_coder_utils_names" {
   command = plan
 
   assert {
@@ -92,12 +92,12 @@ run "the_start_waits_for_the_install_under_coder_utils_names" {
     error_message = "the scripts output lists the coder exp sync names in run order, <namespace>-<module>-<kind>_script as coder-utils makes them"
   }
   assert {
-    condition     = strcontains(output.install_script, "coder exp sync start acme-aider-install_script") && strcontains(output.install_script, "coder exp sync complete acme-aider-install_script")
+    condition     = strcontains(output.install_script, "announce acme-aider-install_script\n") && strcontains(output.install_script, "coder exp sync start \"$1\"") && strcontains(output.install_script, "coder exp sync complete \"$1\"")
     error_message = "the install script announces itself to coder exp sync"
   }
   assert {
-    condition     = strcontains(output.start_script, "coder exp sync want acme-aider-start_script acme-aider-install_script") && strcontains(output.start_script, "coder exp sync start acme-aider-start_script")
-    error_message = "the start script waits for the install through coder exp sync"
+    condition     = strcontains(output.start_script, "announce acme-aider-start_script acme-aider-install_script'") && strcontains(output.start_script, "coder exp sync want \"$1\" \"$2\"")
+    error_message = "the start script announces itself to coder exp sync as wanting the install"
   }
   assert {
     condition     = !strcontains(output.stop_script, "coder exp sync") && !strcontains(output.stop_script, "install.state")

@@ -31,6 +31,7 @@ locals {
   # travel beside it as "agent". Empty paths are resolved by the scripts, which
   # own the defaults.
   start_layer = {
+    display_name   = var.display_name
     module_folder  = var.module_folder
     port           = var.agentapi_port
     chat_base_path = local.chat_base_path

@@ -1,4 +1,3 @@
-import { $ } from "zx/core";
 import { openLog } from "../lib/command-log.js";
 
 /**
@@ -27,6 +26,9 @@ export async function runToLog(
   args: string[],
   opts: { logFile: string; cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<number> {
+  // Loaded here, not at the top: a warm start runs no script, and evaluating
+  // zx's modules is most of what the install's bundle costs to load.
+  const { $ } = await import("zx/core");
   const out = await openLog(opts.logFile);
   try {
     const shell = $({

@@ -15,17 +15,26 @@ function line(message: string): string {
   return `${stamped ? `${new Date().toISOString()} ` : ""}${PREFIX} ${message}\n`;
 }
 
-// A copy of this run's lines in a file of the module folder (keepLogIn).
+// A copy of this run's lines in a file of the module folder (keepLogIn), and
+// the lines written before the file could be opened (holdLogLines).
 let copy: number | null = null;
+let held: string[] | null = null;
 
 function emit(stream: NodeJS.WriteStream, text: string): void {
   stream.write(text);
+  const stampedText = stamped ? text : `${new Date().toISOString()} ${text}`;
+  if (held !== null) held.push(stampedText);
   if (copy === null) return;
   try {
-    writeSync(copy, stamped ? text : `${new Date().toISOString()} ${text}`);
+    writeSync(copy, stampedText);
   } catch {
     copy = null; // a full disk: the Coder agent's copy still has every line
   }
+}
+
+/** Keeps this run's lines from now on, for keepLogIn to write first: the folder it writes to may not exist yet. */
+export function holdLogLines(): void {
+  held = [];
 }
 
 /**
@@ -38,8 +47,12 @@ export function keepLogIn(file: string): void {
   try {
     rmSync(file, { force: true });
     copy = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    for (const text of held ?? []) writeSync(copy, text);
   } catch (error) {
+    copy = null;
     warn(`no copy of this log is kept in ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  } finally {
+    held = null;
   }
 }
 

@@ -99,6 +99,8 @@ export interface AccessSettings {
 }
 
 export interface StartConfig {
+  /** How the Coder dashboard names the module's scripts ("<name>: Install Script"). */
+  displayName: string;
   folder: string;
   /** The Coder task's ID; empty outside a task. It tells a task's prompt from ai_prompt (goose/prompt-source.ts). */
   taskId: string;
@@ -122,6 +124,7 @@ export interface StopConfig {
 const ENV_NAME = "CODER_MODULE_SETTINGS";
 const SCRIPT_ENV_NAME = "CODER_MODULE_SCRIPT";
 const STOPS_ENV_NAME = "CODER_MODULE_STOPS_SEEN";
+const RUN_ENV_NAME = "CODER_MODULE_RUN";
 const MAX_PORT = 65535;
 // variables.tf accepts up to 300 s for each stop bound.
 const MAX_BOUND_MS = 300_000;
@@ -210,6 +213,7 @@ export function parseStartConfig(document: unknown, home: string): StartConfig {
     const agent = root.object("agent");
     const agentapi = agent.object("agentapi");
     return {
+      displayName: layer.string("display_name"),
       folder: agent.path("folder", home),
       taskId: layer.object("task").string("id"),
       supervise: agent.boolean("supervise"),
@@ -277,24 +281,27 @@ export function homeDir(): string {
  * and the script's own code (CODER_MODULE_SCRIPT, gzip+base64), with which the
  * start launches helpers running the same code without writing it to disk.
  * `ownScript` is null when the wrapper did not pass it. `stopsSeen`: the stop
- * count the start's wrapper noted as it began, before it waited for the
- * install (CODER_MODULE_STOPS_SEEN); null when it passed none.
+ * count the start's wrapper noted as it began, before the install could end
+ * (CODER_MODULE_STOPS_SEEN); null when it passed none. `run`: the agent run
+ * whose install the start waits for (CODER_MODULE_RUN, start/install-wait.ts);
+ * null when it passed none.
  */
 export function takeScriptInputs(env: NodeJS.ProcessEnv = process.env): {
   settings: unknown;
   ownScript: Buffer | null;
   stopsSeen: number | null;
+  run: string | null;
 } {
   const encodedSettings = env[ENV_NAME];
   const encodedScript = env[SCRIPT_ENV_NAME];
   const stops = env[STOPS_ENV_NAME];
-  delete env[ENV_NAME];
-  delete env[SCRIPT_ENV_NAME];
-  delete env[STOPS_ENV_NAME];
+  const run = env[RUN_ENV_NAME];
+  for (const name of [ENV_NAME, SCRIPT_ENV_NAME, STOPS_ENV_NAME, RUN_ENV_NAME]) delete env[name];
   return {
     settings: decodeSettings(encodedSettings),
     ownScript: decodeScript(encodedScript),
     stopsSeen: stops !== undefined && /^[0-9]{1,15}$/.test(stops) ? Number(stops) : null,
+    run: run !== undefined && /^[0-9]+\.[0-9]*$/.test(run) ? run : null,
   };
 }
 

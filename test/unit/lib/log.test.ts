@@ -1,6 +1,6 @@
 import { readFile, symlink, writeFile } from "node:fs/promises";
 import { expect, it } from "vitest";
-import { keepLogIn, log } from "../../../src/lib/log.js";
+import { holdLogLines, keepLogIn, log } from "../../../src/lib/log.js";
 import { modeOf, scratchDir } from "../scratch.js";
 
 const at = scratchDir("log-test");
@@ -15,4 +15,18 @@ it("keeps this run's lines in a new private file, and never writes through a lin
     /^\d{4}-\d\d-\d\dT[\d:.]+Z goose-module: phase install: 12 ms\n$/,
   );
   expect(await modeOf(at("install.log"))).toBe(0o600);
+});
+
+it("writes the lines held before the file could be opened first, in order", async () => {
+  holdLogLines();
+  log("waiting for the install script");
+  log("phase port: 0 ms");
+  keepLogIn(at("start.log"));
+  log("phase launch: 3 ms");
+  const lines = (await readFile(at("start.log"), "utf8")).trimEnd().split("\n");
+  expect(lines.map((line) => line.replace(/^\S+ /, ""))).toEqual([
+    "goose-module: waiting for the install script",
+    "goose-module: phase port: 0 ms",
+    "goose-module: phase launch: 3 ms",
+  ]);
 });

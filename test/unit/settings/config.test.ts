@@ -118,4 +118,15 @@ describe("takeScriptInputs", () => {
     expect(takeScriptInputs(env).ownScript).toBeNull();
     expect(env).toEqual({});
   });
+
+  it("takes the agent run the start waits for, and none that is not <pid>.<start time>", () => {
+    const settings = gz("{}");
+    const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: settings, CODER_MODULE_RUN: "812.4471" };
+    expect(takeScriptInputs(env).run).toBe("812.4471");
+    expect(env).toEqual({});
+    // The wrapper gives "<pid>." where /proc could not be read.
+    expect(takeScriptInputs({ CODER_MODULE_SETTINGS: settings, CODER_MODULE_RUN: "812." }).run).toBe("812.");
+    for (const run of ["", "812", "812.4471 done 0", "$(id).1"])
+      expect(takeScriptInputs({ CODER_MODULE_SETTINGS: settings, CODER_MODULE_RUN: run }).run).toBeNull();
+  });
 });

@@ -5,7 +5,13 @@ export const CODER = "https://coder.example.com";
 const layer = { module_folder: ".coder-modules/coder/goose", port: 3284, state_file: "", pid_file: "" };
 
 export const startDocument = () => ({
-  layer: { ...layer, chat_base_path: "/@a/w.1/apps/goose/chat", persistence: true, task: { id: "" } },
+  layer: {
+    ...layer,
+    display_name: "Goose",
+    chat_base_path: "/@a/w.1/apps/goose/chat",
+    persistence: true,
+    task: { id: "" },
+  },
   agent: {
     folder: "/home/u/project",
     supervise: false,

@@ -1,0 +1,119 @@
+import { type FSWatcher, watch } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { log, StepError } from "../lib/log.js";
+import { pollUntil } from "../lib/poll.js";
+
+// The Coder agent starts every coder_script of a boot at once
+// (agent/agentscripts/agentscripts.go in coder/coder), and the start runs what
+// the install leaves. The start's Node.js therefore begins beside the install,
+// does what needs nothing of it, and waits here before it reads what the
+// install left. The install's sh wrapper (modules/agentapi/templates/run.sh.tftpl)
+// alone writes install.state: "<run> running <pid>" as it begins, "<run> done
+// <exit code>" as it ends, each a new file renamed over the name. <run> names
+// the agent's run (its PID and start time), so a file from an earlier boot
+// never counts.
+
+/** How long the start waits for an install of its own run to begin. */
+export const INSTALL_BEGIN_MS = 60_000;
+
+export type InstallVerdict =
+  | { kind: "done" }
+  | { kind: "wait" }
+  /** The install's process is gone but the file says it runs: read the file again before believing it. */
+  | { kind: "gone"; message: string }
+  | { kind: "failed"; message: string };
+
+/** What the start makes of the state file's text (`null`: no file) after waiting `waitedMs`. */
+export function judgeInstallState(
+  state: string | null,
+  run: string,
+  opts: { alive: (pid: number) => boolean; waitedMs: number; name: string; installLog: string },
+): InstallVerdict {
+  const see = `see the "${opts.name}: Install Script" log in the Coder dashboard, or ${opts.installLog}`;
+  const [stateRun, kind, value, ...rest] = (state ?? "").trim().split(" ");
+  const number = /^[0-9]{1,10}$/.test(value ?? "") && rest.length === 0 ? Number(value) : null;
+  if (stateRun === run && number !== null && kind === "done")
+    return number === 0
+      ? { kind: "done" }
+      : {
+          kind: "failed",
+          message: `${see}: the install script failed (exit ${number}), so ${opts.name} is not started.`,
+        };
+  if (stateRun === run && number !== null && kind === "running")
+    return opts.alive(number)
+      ? { kind: "wait" }
+      : {
+          kind: "gone",
+          message: `${see}: the install script ended before it finished, so ${opts.name} is not started.`,
+        };
+  return opts.waitedMs < INSTALL_BEGIN_MS
+    ? { kind: "wait" }
+    : {
+        kind: "failed",
+        message: `restart the workspace: the install script did not begin within ${INSTALL_BEGIN_MS / 1000} s of this start, so ${opts.name} is not started.`,
+      };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Resolves once the install of agent run `run` has ended well; throws, with
+ * the fix first, when it failed, died, or never began. Woken by the module
+ * folder's changes where the folder can be watched (the rename that ends the
+ * install), and every 50 ms regardless, which is what notices a dead install.
+ */
+export async function waitForInstall(dir: string, run: string, name: string): Promise<void> {
+  const file = path.join(dir, "install.state");
+  const installLog = path.join(dir, "logs", "install.log");
+  const began = Date.now();
+  const read = () => readFile(file, "utf8").catch(() => null);
+  let wake: (() => void) | null = null;
+  let watcher: FSWatcher | null = null;
+  try {
+    watcher = watch(dir, { persistent: false }, () => wake?.());
+    watcher.on("error", () => undefined);
+  } catch {
+    // No folder yet (the install makes it), or no inotify: the 50 ms steps alone.
+  }
+  let announced = false;
+  try {
+    await pollUntil(
+      async () => {
+        const state = await read();
+        const verdict = judgeInstallState(state, run, { alive, waitedMs: Date.now() - began, name, installLog });
+        if (verdict.kind === "done") return true;
+        if (verdict.kind === "failed") throw new StepError(verdict.message);
+        // Gone, and the file not rewritten since it was read: the install
+        // writes "done" before it exits, so it ended without saying how.
+        if (verdict.kind === "gone" && (await read()) === state) throw new StepError(verdict.message);
+        if (!announced) log("waiting for the install script");
+        announced = true;
+        return undefined;
+      },
+      {
+        // An install that runs is waited for however long it takes (a first
+        // boot downloads Node.js, AgentAPI and Goose); its own steps are bounded.
+        timeoutMs: Number.POSITIVE_INFINITY,
+        intervalMs: 50,
+        wait: (ms) =>
+          Promise.race([
+            delay(ms),
+            new Promise<void>((resolve) => {
+              wake = resolve;
+            }),
+          ]),
+      },
+    );
+  } finally {
+    watcher?.close();
+  }
+}

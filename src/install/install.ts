@@ -114,11 +114,13 @@ export async function ensureAgentapi(opts: {
   pathValue: string;
   env: NodeJS.ProcessEnv;
 }): Promise<Installed> {
-  if (!opts.install)
-    return {
-      bin: await linkAgentapiFromPath(opts.binDir, opts.pathValue),
-      download: "none (install_agentapi = false)",
-    };
+  if (!opts.install) {
+    const bin = await linkAgentapiFromPath(opts.binDir, opts.pathValue);
+    // Asked here, beside Goose's check, for the start's version gate, which
+    // would otherwise ask once the install has ended.
+    const there = await versionAnswer(bin, opts.env);
+    return { bin, download: "none (install_agentapi = false)", versionOutput: there.output ?? undefined };
+  }
   const target = path.join(opts.binDir, "agentapi");
   const wanted = clean(opts.version);
   const pinned = Object.keys(opts.sha256.pins).length > 0;

@@ -26,6 +26,7 @@ import {
   fakeGoose,
   launchRecord,
   newWorkspace,
+  PLAIN,
   PROMPT,
   render,
   runWithPath,
@@ -193,6 +194,28 @@ describe("start script", () => {
     expect(second.stdout).toContain("downloads: agentapi verified (already installed);");
     expect(second.stdout).toContain(gate);
     expect(await versions()).toHaveLength(2);
+  });
+
+  it("asks an agentapi found on PATH for its version in the install, beside Goose's check, and the start asks no second time", async () => {
+    const ws = await newWorkspace();
+    const calls = path.join(ws.home, "agentapi-calls");
+    const imageBin = path.join(ws.home, "image-bin");
+    await mkdir(imageBin);
+    const agentapi = path.join(imageBin, "agentapi");
+    writeFileSync(agentapi, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${calls}'\nexec '${tools.agentapiNew}' "$@"\n`, {
+      mode: 0o755,
+    });
+    const rendered = await render(ws, PLAIN);
+
+    const started = await start(ws, rendered, agentapi);
+    expect(started.stdout).toContain("downloads: agentapi none (install_agentapi = false)");
+    expect(started.stdout).toContain(`state persistence on: agentapi ${tools.agentapiNewVersion} >= 0.12.0`);
+    const versions = (await readFile(calls, "utf8")).split("\n").filter((line) => line === "--version");
+    expect(versions).toHaveLength(1);
+    // The install's answer, kept for the start by the binary's identity.
+    const memo = JSON.parse(await readFile(path.join(ws.moduleDir, "agentapi-version.json"), "utf8"));
+    expect(memo.output).toContain(tools.agentapiNewVersion);
+    await stop(ws, rendered, agentapi);
   });
 
   it("installs the default AgentAPI and Goose from the configured URLs once, side by side, verified, and reuses them", async () => {

@@ -59,7 +59,6 @@ locals {
 
   wrapper = {
     label         = basename(var.module_folder)
-    display_name  = var.display_name
     module_folder = var.module_folder
     install_node  = var.install_node
     node_url_b64  = base64encode(var.node_download_url)

@@ -214,16 +214,18 @@ restart() {
 }
 
 # AgentAPI appends to logs/agentapi.log for as long as it runs, and this loop
-# and its helpers to logs/supervisor.log; the launch rotates each only when
-# it opens it. The offset of the writer's standard output (its fdinfo's
-# "pos", read without a fork) is where the next line goes, the log's size:
-# $1 is the writer's PID, $2 its log. Once that reaches the cap, the
-# generations move up, a copy becomes <log>.1, and the log is emptied through
-# the writer's own descriptor, never through a link planted at its name; the
-# writer appends, so it goes on at the new end. Lines written between the
-# copy and the emptying are lost. $3 is the offset the log was last emptied
-# at, which keeps one full log from being moved twice before it is written
-# to again; `rotated` says the offset for the next call.
+# and its helpers to logs/supervisor.log; this function is the one that
+# rotates them (the launch only opens them, lib/detached.ts), so a log left
+# full by an earlier run goes at the first look after a launch. The offset
+# of the writer's standard output (its fdinfo's "pos", read without a fork)
+# is where the next line goes, the log's size: $1 is the writer's PID, $2
+# its log. Once that reaches the cap, the generations move up, a copy
+# becomes <log>.1, and the log is emptied through the writer's own
+# descriptor, never through a link planted at its name; the writer appends,
+# so it goes on at the new end. Lines written between the copy and the
+# emptying are lost. $3 is the offset the log was last emptied at, which
+# keeps one full log from being moved twice before it is written to again;
+# `rotated` says the offset for the next call.
 bound_log() {
   rotated=$3
   [ -n "$log_max" ] && [ -n "$2" ] || return 0

@@ -14,7 +14,7 @@ const AFTER_THE_CHAT: Record<string, RegExp[]> = {
   "<chat>.set-aside-<time>": [/\bsetAside\b/],
 };
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literally = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The name a file goes by in code: its last part, up to a <placeholder>. */
 function written(file: string): string {
@@ -45,7 +45,7 @@ export function namesOf(files: string[]): Named[] {
     const after = AFTER_THE_CHAT[file];
     if (after) return { file, needles: after, base: CHAT };
     const name = written(file);
-    const needles = [new RegExp(`["'\`/]${escape(name)}`)];
+    const needles = [new RegExp(`["'\`/]${literally(name)}`)];
     for (const a of known)
       if (a.literal === name) needles.push(new RegExp(`(?<![\\w$])${a.name}${a.call ? "\\(" : "(?![\\w$])"}`));
     return { file, needles };

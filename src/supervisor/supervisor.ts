@@ -165,8 +165,8 @@ async function whyEnded(doc: SupervisorInputs, watched: number | null, memory: R
 
 /**
  * The supervisor's last word: the reason goes to the sh supervisor, which
- * records it and logs it (record_give_up). Descriptor 3 is anything but its
- * file when this process was started some other way.
+ * records it and logs it (record_give_up). Only to a file: started some other
+ * way, this process may hold anything at descriptor 3.
  */
 async function giveUp(paths: ModulePaths, reason: string): Promise<number> {
   try {

@@ -9,9 +9,9 @@ import { chatFiles } from "./chat-file.js";
  * What a launch decided, so the stop acts on the same answer instead of
  * guessing, and the next start may skip a question to Goose. Only the launch
  * writes it (launch/launch.ts, for a start and for each supervisor's restart,
- * which runs the same code); the stop and the next start read it. It is the
- * one contract between them, so it depends on neither side. Its keys are
- * snake_case because it is a file the user may read.
+ * which runs the same code); the stop and the next start read it. As the
+ * stop's findings below, it is a contract between the two sides, so it
+ * depends on neither. Its keys are snake_case because the user may read it.
  */
 export interface LaunchRecord {
   persistence: boolean;

@@ -3,7 +3,13 @@ import { mayTypeExit } from "./goose/mode.js";
 import { log, phase, reportFatal } from "./lib/log.js";
 import { endAgentapi, settleTurn } from "./lifecycle/agentapi-end.js";
 import { verifyChatAfterStop } from "./lifecycle/chat-file.js";
-import { identities, readLaunchRecord, recordStopFindings, watchedFiles } from "./lifecycle/launch-record.js";
+import {
+  identities,
+  readLaunchRecord,
+  stopFindingsFile,
+  watchedFiles,
+  writeStopFindings,
+} from "./lifecycle/launch-record.js";
 import { endLeftovers } from "./lifecycle/leftovers.js";
 import { recordStop } from "./lifecycle/stop-request.js";
 import { homeDir, parseStopConfig, type StopConfig, takeScriptInputs } from "./settings/config.js";
@@ -26,13 +32,23 @@ async function main(): Promise<number> {
 
 async function stop(config: StopConfig, bounds: StopBounds, started: number, locked: boolean): Promise<number> {
   const { paths } = config;
-  const { launched, note } = await readLaunchRecord(paths.launchRecord, {
-    port: config.port,
-    pidFile: paths.pidFile,
-    stateFile: paths.stateFile,
-  });
-  if (note) log(`launch record: ${note}; using the settings' port and files`);
-  const { port, pidFile, stateFile } = launched;
+  // The record says what the start really launched, which can differ from
+  // the settings when the template changed in between. Without a usable one
+  // the start never confirmed persistence: the stop saves nothing and
+  // restores no backup.
+  const read = await readLaunchRecord(paths.launchRecord);
+  const record = "record" in read ? read.record : null;
+  const note =
+    "problem" in read ? read.problem : "the start script left no launch record, so persistence was never confirmed";
+  if (record === null) log(`launch record: ${note}; using the settings' port and files`);
+  const port = record?.port ?? config.port;
+  const pidFile = record?.pid_file ?? paths.pidFile;
+  const stateFile = record?.state_file ?? paths.stateFile;
+  const launched = {
+    persistence: record?.persistence ?? false,
+    persistenceReason: record?.persistence_reason ?? note,
+    stateFile,
+  };
   const agentLog = paths.agentapiLog;
 
   await recordStop(paths.dir);
@@ -59,7 +75,7 @@ async function stop(config: StopConfig, bounds: StopBounds, started: number, loc
   const lost = await phase("verify", () =>
     verifyChatAfterStop({
       stateFile,
-      backupFile: launched.stateBackup,
+      backupFile: record?.state_backup ?? null,
       persistence: launched.persistence,
       wasRunning: agentapiPid !== null,
     }),
@@ -67,15 +83,13 @@ async function stop(config: StopConfig, bounds: StopBounds, started: number, loc
   // Goose idle at its prompt before the stop, gone on the typed /exit: what
   // its database and the chat hold now is what the next start can trust
   // without asking Goose, while they stay as they are (launch/warm-shortcut.ts).
-  const { gooseDb } = launched;
   await phase("record", async () => {
-    if (!locked || note !== null || gooseDb === null || !onExit || !turn?.atPrompt || turn.ranTurn || lost) return;
-    const files = await identities(watchedFiles(gooseDb, stateFile));
-    // Without the record the next start asks Goose, as it always could. It is
-    // read again rather than reused from the top: the supervisor may have
-    // added why it gave up (supervisor.sh) before it stood down.
-    await recordStopFindings(paths.launchRecord, { at: new Date().toISOString(), files }).catch((error) =>
-      log(`could not add what the stop saw to ${paths.launchRecord} (${(error as Error).message})`),
+    if (!locked || record === null || !onExit || !turn?.atPrompt || turn.ranTurn || lost) return;
+    const files = await identities(watchedFiles(record.goose.db, stateFile));
+    const file = stopFindingsFile(paths);
+    // Without them the next start asks Goose, as it always could.
+    await writeStopFindings(file, { launch: record.started_at, at: new Date().toISOString(), files }).catch((error) =>
+      log(`could not write what the stop saw to ${file} (${(error as Error).message})`),
     );
   });
   log(`stop finished in ${Date.now() - started} ms`);

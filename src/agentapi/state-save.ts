@@ -1,25 +1,11 @@
-import { open, stat } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import { diskFullNote } from "../lib/disk-space.js";
+import { fileIdentity, sameIdentity } from "../lib/files.js";
 import { watchFolders } from "../lib/folder-changes.js";
 import { log, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { signal } from "../lib/processes.js";
-
-interface FileMark {
-  ino: number;
-  mtimeMs: number;
-  size: number;
-}
-
-async function mark(file: string): Promise<FileMark | null> {
-  try {
-    const s = await stat(file);
-    return { ino: s.ino, mtimeMs: s.mtimeMs, size: s.size };
-  } catch {
-    return null;
-  }
-}
 
 async function readFrom(file: string, offset: number): Promise<string> {
   const handle = await open(file, "r").catch(() => null);
@@ -50,8 +36,8 @@ export async function saveState(
   agentLog: string,
   timeoutMs: number,
 ): Promise<{ confirmed: boolean; note: string }> {
-  const before = await mark(stateFile);
-  const logOffset = (await mark(agentLog))?.size ?? 0;
+  const [before, logAt] = await Promise.all([fileIdentity(stateFile, true), fileIdentity(agentLog, true)]);
+  const logOffset = logAt.kind === "file" ? Number(logAt.size) : 0;
   const changes = watchFolders([path.dirname(stateFile), path.dirname(agentLog)]);
   try {
     // Gone already (it crashed, or Goose left and AgentAPI with it): its own exit saved what it could.
@@ -59,9 +45,8 @@ export async function saveState(
       return { confirmed: false, note: `AgentAPI (PID ${pid}) had exited before it could be asked to save` };
     const result = await pollUntil(
       async () => {
-        const now = await mark(stateFile);
-        if (now && (!before || now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size))
-          return { confirmed: true, note: "state file rewritten" };
+        const now = await fileIdentity(stateFile, true);
+        if (now.kind === "file" && !sameIdentity(before, now)) return { confirmed: true, note: "state file rewritten" };
         const said = await readFrom(agentLog, logOffset);
         if (said.includes("State saved successfully")) return { confirmed: true, note: "AgentAPI logged the save" };
         if (said.includes("Skipping state save"))

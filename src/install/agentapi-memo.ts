@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { writeFileAtomic } from "../lib/atomic-write.js";
-import { type FileIdentity, fileIdentity, readOptional } from "../lib/files.js";
+import { fileIdentity, parseIdentity, readOptional, sameIdentity } from "../lib/files.js";
 import { Fields } from "../lib/json-fields.js";
 
 // What `agentapi --version` printed, remembered by the binary's identity
@@ -9,12 +9,6 @@ import { Fields } from "../lib/json-fields.js";
 // by the start alone. A replaced or touched binary has another identity (its
 // change time is the kernel's, which no user can set), and the start then asks
 // the binary itself.
-
-const IDENTITY_FIELDS = ["dev", "ino", "size", "mtime_ns", "ctime_ns"] as const;
-
-function sameIdentity(recorded: Fields, now: FileIdentity): boolean {
-  return now.kind === "file" && IDENTITY_FIELDS.every((field) => recorded.string(field) === now[field]);
-}
 
 /** Remembers `output` for the binary now at `bin`; forgets any answer when there is none. */
 export async function rememberAgentapiVersion(file: string, bin: string, output: string | undefined): Promise<void> {
@@ -32,7 +26,8 @@ export async function rememberedAgentapiVersion(file: string, bin: string): Prom
     const text = await readOptional(file);
     if (text === null) return undefined;
     const memo = Fields.of(JSON.parse(text), "agentapi version memo");
-    if (memo.string("bin") !== bin || !sameIdentity(memo.object("identity"), await fileIdentity(bin, true)))
+    const now = await fileIdentity(bin, true);
+    if (memo.string("bin") !== bin || now.kind !== "file" || !sameIdentity(parseIdentity(memo.object("identity")), now))
       return undefined;
     return memo.string("output");
   } catch {

@@ -4,7 +4,14 @@ import { gooseSessionsDb, readSession } from "../goose/sessions.js";
 import { fileIdentity, resolvedPath } from "../lib/files.js";
 import { log, warn } from "../lib/log.js";
 import { type ChatOwner, prepareChat, readSavedChat, type SavedChat } from "../lifecycle/chat-file.js";
-import { type GooseAnswer, identities, readRecordedLaunch, watchedFiles } from "../lifecycle/launch-record.js";
+import {
+  type GooseAnswer,
+  identities,
+  readLaunchRecord,
+  readStopFindings,
+  stopFindingsFile,
+  watchedFiles,
+} from "../lifecycle/launch-record.js";
 import { noteEarlierConversation } from "../predecessor/earlier-conversation.js";
 import type { GooseSettings, ModulePaths } from "../settings/config.js";
 import { decideSession, type StartDecision } from "./session-decision.js";
@@ -44,8 +51,12 @@ export async function planLaunch(opts: PlanInputs): Promise<LaunchPlan> {
   // 1.45-1.46 could corrupt a database written by concurrent processes
   // (aaif-goose/goose#11155).
   const notChecked = { kind: "unknown", reason: "not checked" } as const;
-  const [recorded, now] = await Promise.all([readRecordedLaunch(paths.launchRecord), lookNow(opts)]);
-  const shortcut = decideShortcut(recorded, now);
+  const [recorded, stopped, now] = await Promise.all([
+    readLaunchRecord(paths.launchRecord),
+    readStopFindings(stopFindingsFile(paths)),
+    lookNow(opts),
+  ]);
+  const shortcut = decideShortcut(recorded, stopped, now);
   const asked = () =>
     goose.continue
       ? readSession({

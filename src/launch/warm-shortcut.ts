@@ -1,7 +1,7 @@
 import type { TurnDecision } from "../goose/interrupted-turn.js";
 import type { SessionProbe, TailRead } from "../goose/session-records.js";
-import type { FileIdentity } from "../lib/files.js";
-import type { GooseAnswer, RecordedLaunch } from "../lifecycle/launch-record.js";
+import { type FileIdentity, sameIdentity } from "../lib/files.js";
+import type { GooseAnswer, LaunchRecord, RecordRead, StopFindings } from "../lifecycle/launch-record.js";
 
 /** What a start finds before it would ask Goose, to hold against the launch record. */
 export interface ShortcutNow {
@@ -21,24 +21,17 @@ export type Shortcut =
   | { take: true; probe: Extract<SessionProbe, { kind: "found" }>; tail: TailRead; reason: string }
   | { take: false; reason: string };
 
-function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
-  if (a.kind !== "file" || b.kind !== "file") return a.kind === "missing" && b.kind === "missing";
-  return (
-    a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtime_ns === b.mtime_ns && a.ctime_ns === b.ctime_ns
-  );
-}
-
 /** Why the recorded launch cannot stand in for Goose's answer, or null when it can. */
-function whyNot(record: RecordedLaunch, now: ShortcutNow): string | null {
-  const { goose, stopped } = record;
+function whyNot(record: LaunchRecord, stopped: StopFindings | null, now: ShortcutNow): string | null {
+  const { goose } = record;
   if (record.mode !== "warm" || goose.session_id === null)
     return "the last launch began a new session, whose id only Goose knows";
-  if (record.sessionName !== now.sessionName)
-    return `the session name changed from "${record.sessionName}" to "${now.sessionName}"`;
+  if (record.session_name !== now.sessionName)
+    return `the session name changed from "${record.session_name}" to "${now.sessionName}"`;
   if (goose.messages === null || goose.messages === 0) return "the session held no message at the last start";
   if (goose.conversation_end !== "answered" && goose.conversation_end !== "continued")
     return `the conversation's end was ${goose.conversation_end} at the last start`;
-  if (stopped === null)
+  if (stopped === null || stopped.launch !== record.started_at)
     return "no stop saw the last launch's Goose leave by itself at its prompt (it was signalled, a turn ran, or it ended some other way)";
   if (goose.folder !== now.folder) return `the folder changed from ${goose.folder} to ${now.folder}`;
   if (goose.db !== now.db) return `Goose's database is looked for at ${now.db}, not ${goose.db}`;
@@ -59,14 +52,14 @@ function whyNot(record: RecordedLaunch, now: ShortcutNow): string | null {
  * Whether a start may take Goose's answer from the launch record instead of
  * running `goose session export`. Only a stop that saw the last launch's
  * Goose idle at its prompt leave on the typed /exit records what it found
- * (lifecycle/launch-record.ts, StopFindings): Goose's database closed, the
+ * about that launch (lifecycle/launch-record.ts, StopFindings): Goose's database closed, the
  * chat verified. Unchanged since, by device, inode, size and times, Goose's
  * store holds what it held when Goose left, and that launch resumed its
  * session by id: a session Goose had given at the start before as holding
  * messages, whose last turn was answered or carried on, and which the stop
  * saw answered (Goose idle at its prompt). Anything else asks Goose: no
- * record, or one from another module version; a stop that signalled Goose or
- * saw a turn; a new session; another session name, folder, database path or
+ * record, or one from another module version; no findings about the last
+ * launch: a stop that signalled Goose or saw a turn; a new session; another session name, folder, database path or
  * goose binary; any file changed, missing or not a regular file; a
  * supervisor's restart (Goose ended without a stop); continue = false.
  *
@@ -82,24 +75,21 @@ function whyNot(record: RecordedLaunch, now: ShortcutNow): string | null {
  * session holding messages, so not with the first prompt
  * (decideInterruptedTurn).
  */
-export function decideShortcut(
-  recorded: { first: true } | { first: false; record: RecordedLaunch } | { first: false; problem: string },
-  now: ShortcutNow,
-): Shortcut {
+export function decideShortcut(recorded: RecordRead, stopped: StopFindings | null, now: ShortcutNow): Shortcut {
   if (now.restart) return { take: false, reason: "a restart after Goose ended without a stop" };
   if (!now.continueSession) return { take: false, reason: "continue is false" };
   if (recorded.first) return { take: false, reason: "the module never launched Goose here" };
   if ("problem" in recorded) return { take: false, reason: recorded.problem };
   const { record } = recorded;
-  const reason = whyNot(record, now);
+  const reason = whyNot(record, stopped, now);
   if (reason !== null) return { take: false, reason };
   const { goose } = record;
   const id = goose.session_id as string;
   const messages = goose.messages as number;
-  const source = `as Goose left it at the last stop, ${record.stopped?.at}; the count is Goose's at the start before`;
+  const source = `as Goose left it at the last stop, ${stopped?.at}; the count is Goose's at the start before`;
   return {
     take: true,
-    reason: `the last stop saw Goose leave at its prompt (${record.stopped?.at}), and Goose's database and the chat are unchanged since`,
+    reason: `the last stop saw Goose leave at its prompt (${stopped?.at}), and Goose's database and the chat are unchanged since`,
     probe: { kind: "found", id, messages, workingDir: goose.working_dir, source },
     // The stop saw Goose idle at its prompt, so its last turn was answered.
     tail: {

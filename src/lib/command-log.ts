@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { type FileHandle, lstat, open, readFile, rename } from "node:fs/promises";
+import { type FileHandle, open, readFile } from "node:fs/promises";
 
 export function tail(text: string, lines = 20): string {
   const all = text.replace(/\s+$/, "").split("\n");
@@ -20,37 +20,8 @@ export function openLog(file: string): Promise<FileHandle> {
   return open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
 }
 
-/** How big a long-lived log may grow before it is rotated, and how many rotated copies stay. */
-export interface LogLimits {
-  maxBytes: number;
-  generations: number;
-}
-
-// AgentAPI's and the supervisor's logs are appended to at every start, restart
-// and autosave, for the life of the workspace's home volume.
-export const LOG_LIMITS: LogLimits = { maxBytes: 5 * 1024 * 1024, generations: 3 };
-
-async function renameIfThere(from: string, to: string): Promise<void> {
-  await rename(from, to).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw error;
-  });
-}
-
-/**
- * Opens a long-lived log for appending like openLog, first moving it to
- * `<file>.1` (and `.1` to `.2`, and so on; the oldest beyond `generations`
- * goes) once it holds `maxBytes` or more. A rename moves a link itself, never
- * what it points to. A process still writing to the old file keeps writing
- * to the renamed one.
- */
-export async function openRotatedLog(file: string, limits: LogLimits = LOG_LIMITS): Promise<FileHandle> {
-  const size = await lstat(file).then(
-    (s) => s.size,
-    () => 0,
-  );
-  if (size >= limits.maxBytes) {
-    for (let n = limits.generations - 1; n >= 1; n--) await renameIfThere(`${file}.${n}`, `${file}.${n + 1}`);
-    await renameIfThere(file, `${file}.1`);
-  }
-  return openLog(file);
-}
+// How big AgentAPI's and the supervisor's logs may grow before the supervisor
+// rotates them (supervisor.sh), and how many rotated copies stay: they are
+// appended to at every start, restart and autosave, for the life of the
+// workspace's home volume.
+export const LOG_LIMITS = { maxBytes: 5 * 1024 * 1024, generations: 3 };

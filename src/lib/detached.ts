@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { openRotatedLog } from "./command-log.js";
+import { openLog } from "./command-log.js";
 
 /**
  * Starts a program that outlives this script: in its own session, so it
  * leaves the Coder agent's process group; stdin /dev/null (AgentAPI reads a
  * non-terminal stdin to its end before it starts); its output appended to
- * `logFile` (rotated when it is opened), never to this script's pipes, which
- * the Coder agent waits for. `firstLine` goes into the log before it.
+ * `logFile` (which only the supervisor rotates, supervisor/supervisor.sh),
+ * never to this script's pipes, which the Coder agent waits for.
+ * `firstLine` goes into the log before it.
  *
  * This is the one place the module starts a process it leaves running;
  * lib/exec.ts runs a program to its end and gives, at the child's exit, its
@@ -18,7 +19,7 @@ export async function startDetached(
   args: string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; firstLine?: string },
 ): Promise<ChildProcess> {
-  const out = await openRotatedLog(opts.logFile);
+  const out = await openLog(opts.logFile);
   try {
     if (opts.firstLine !== undefined) await out.write(opts.firstLine);
     const child = spawn(file, args, {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { access, lstat, readFile, realpath, stat } from "node:fs/promises";
+import type { Fields } from "./json-fields.js";
 
 /** A file's text, or null when it does not exist; any other failure is an error worth reporting. */
 export async function readOptional(file: string): Promise<string | null> {
@@ -60,6 +61,27 @@ export async function fileIdentity(file: string, follow = false): Promise<FileId
     const code = (error as NodeJS.ErrnoException).code;
     return code === "ENOENT" ? { kind: "missing" } : { kind: "other", why: code ?? String(error) };
   }
+}
+
+const IDENTITY_FIELDS = ["dev", "ino", "size", "mtime_ns", "ctime_ns"] as const;
+
+/** Whether two identities are one regular file, unchanged; nothing at either path is the same as nothing. */
+export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  if (a.kind !== "file" || b.kind !== "file") return a.kind === "missing" && b.kind === "missing";
+  return IDENTITY_FIELDS.every((field) => a[field] === b[field]);
+}
+
+/** An identity as a file of the module keeps it, each number a decimal string. */
+export function parseIdentity(fields: Fields): FileIdentity {
+  const kind = fields.oneOf("kind", ["file", "missing", "other"] as const);
+  if (kind === "missing") return { kind };
+  if (kind === "other") return { kind, why: fields.string("why") };
+  const [dev, ino, size, mtime_ns, ctime_ns] = IDENTITY_FIELDS.map((key) => {
+    const value = fields.string(key);
+    if (!/^[0-9]+$/.test(value)) throw new Error(`${key} must be a whole number written in decimal`);
+    return value;
+  }) as [string, string, string, string, string];
+  return { kind, dev, ino, size, mtime_ns, ctime_ns };
 }
 
 /** The SHA-256 of a file, or null when it cannot be read (then it cannot be verified). */

@@ -9,7 +9,13 @@ import { signal } from "../lib/processes.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import { homeDir, type StartConfig } from "../settings/config.js";
 import { supervisorDocument } from "../supervisor/document.js";
-import { claimSupervisorPid, findSupervisor, spawnSupervisor, supervisorLog } from "../supervisor/process.js";
+import {
+  claimSupervisorPid,
+  findSupervisor,
+  gaveUpFile,
+  spawnSupervisor,
+  supervisorLog,
+} from "../supervisor/process.js";
 // esbuild's text loader (build.mjs) embeds the file.
 import SUPERVISOR_SH from "../supervisor/supervisor.sh";
 
@@ -63,7 +69,7 @@ export async function startSupervisor(opts: {
         GOOSE_MODULE_AGENTAPI_LOG: paths.agentapiLog,
         GOOSE_MODULE_SUPERVISOR_LOG: supervisorLog(paths),
         GOOSE_MODULE_SUPERVISOR_PID: paths.supervisorPid,
-        GOOSE_MODULE_LAUNCH_RECORD: paths.launchRecord,
+        GOOSE_MODULE_GAVE_UP: gaveUpFile(paths),
         GOOSE_MODULE_LOG_MAX_BYTES: String(LOG_LIMITS.maxBytes),
         GOOSE_MODULE_LOG_GENERATIONS: String(LOG_LIMITS.generations),
         // Empty: no autosave.

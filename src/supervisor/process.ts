@@ -5,6 +5,7 @@ import { startDetached } from "../lib/detached.js";
 import { log, warn } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { isRunning, readCmdline, readPidFile, removePidFile, signal } from "../lib/processes.js";
+import { readLaunchRecord } from "../lifecycle/launch-record.js";
 import { acquireLifecycleLock, lockPatience } from "../lifecycle/lock.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import type { ModulePaths } from "../settings/config.js";
@@ -22,28 +23,38 @@ export function supervisorLog(paths: ModulePaths): string {
   return path.join(paths.logs, "supervisor.log");
 }
 
-/** The reason the supervisor gave up, when its log's last line says it did (supervisor.ts and supervisor.sh write "gave up: <reason>"). */
-export function giveUpIn(logText: string): string | null {
-  const last = logText.trimEnd().split("\n").at(-1) ?? "";
-  return /goose-module: (?:warning: )?gave up: (.*)$/.exec(last)?.[1] ?? null;
+/** Why the supervisor gave up, written by supervisor.sh alone (record_give_up). */
+export function gaveUpFile(paths: ModulePaths): string {
+  return path.join(paths.dir, "supervisor.gave-up");
 }
 
-const LOG_TAIL_BYTES = 16 * 1024;
+/**
+ * The reason in a give-up file (its time on the first line, the reason
+ * after), on one line; null when the give-up is older than the last launch
+ * (`launchedAt`, the launch record's start time; the file's is to the second).
+ */
+export function giveUpOf(text: string, launchedAt: string | null): string | null {
+  const [time = "", ...rest] = text.split("\n");
+  const reason = rest
+    .join(" ")
+    .replace(/\p{Cc}/gu, " ")
+    .trim();
+  const at = Date.parse(time);
+  const launched = Math.floor(Date.parse(launchedAt ?? "") / 1000) * 1000;
+  return reason === "" || Number.isNaN(at) || at < launched ? null : reason;
+}
 
 /**
  * Why the last run's supervisor gave up, if it did: read by the next start,
- * before the supervisor it starts rotates the log, so the user learns it where
- * they look, in the start's log.
+ * so the user learns it where they look, in the start's log.
  */
 export async function lastGiveUp(paths: ModulePaths): Promise<string | null> {
   let handle: FileHandle | undefined;
   try {
-    handle = await open(supervisorLog(paths), constants.O_RDONLY | constants.O_NOFOLLOW);
-    const { size } = await handle.stat();
-    const length = Math.min(size, LOG_TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    await handle.read(buffer, 0, length, size - length);
-    return giveUpIn(buffer.toString("utf8"));
+    handle = await open(gaveUpFile(paths), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const text = await handle.readFile("utf8");
+    const read = await readLaunchRecord(paths.launchRecord);
+    return giveUpOf(text, "record" in read ? read.record.started_at : null);
   } catch {
     return null;
   } finally {

@@ -26,15 +26,14 @@ own_log=$GOOSE_MODULE_SUPERVISOR_LOG
 log_max=$GOOSE_MODULE_LOG_MAX_BYTES
 log_keep=$GOOSE_MODULE_LOG_GENERATIONS
 own=$GOOSE_MODULE_SUPERVISOR_PID
-record=$GOOSE_MODULE_LAUNCH_RECORD
+gave_up=$GOOSE_MODULE_GAVE_UP
 # Nothing this loop starts inherits them (AgentAPI and Goose least of all).
 unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_RUNTIME_KIND \
   GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE \
   GOOSE_MODULE_NO_RESTART GOOSE_MODULE_TOKEN_ENV GOOSE_MODULE_AGENTAPI_LOG GOOSE_MODULE_LOG_MAX_BYTES \
-  GOOSE_MODULE_LOG_GENERATIONS GOOSE_MODULE_SUPERVISOR_LOG GOOSE_MODULE_SUPERVISOR_PID GOOSE_MODULE_LAUNCH_RECORD
-nl='
-'
+  GOOSE_MODULE_LOG_GENERATIONS GOOSE_MODULE_SUPERVISOR_LOG GOOSE_MODULE_SUPERVISOR_PID GOOSE_MODULE_GAVE_UP
 mark=$dir/supervisor.mark
+said=$gave_up.said
 child=
 helper=
 nap=
@@ -62,6 +61,7 @@ claimed() {
 }
 
 leave() {
+  rm -f "$said"
   if claimed; then rm -f "$own"; fi
   exit "$1"
 }
@@ -108,34 +108,21 @@ pause() {
   nap=
 }
 
-# Adds a give-up to the launch record as the restart helper does
-# (recordSupervisorGaveUp in lifecycle/launch-record.ts), for when nothing may
-# be relaunched, so no helper runs. The record is the JSON object the start
-# wrote, so a "supervisor" member goes in before its closing brace, the reason
-# as a JSON string: backslash and quote escaped, control characters shown as
-# "?". The new record replaces the old by a rename, so a reader sees one or
-# the other, and a link planted at its name is replaced, never written
-# through. It is left as it is when it is not a plain file of up to 64 KiB
-# ending in "}", or when it changed while this ran (a new start's record).
+# Why the supervisor gave up, for the next start (lastGiveUp in
+# process.ts) and the user: the time on the first line, the reason after it.
+# This function is the file's one writer, for the restart helper too, which
+# hands it the reason (restart, below). A new file is renamed over the name,
+# so a reader sees one or the other, and a link planted there is replaced,
+# never written through. The file is never removed: the next start ignores
+# one older than the last launch.
 record_give_up() {
-  if ! [ -f "$record" ] || [ -L "$record" ]; then return 0; fi
-  size=$({ wc -c < "$record"; } 2> /dev/null)
-  case $size in '' | *[!0-9\ ]*) return 0 ;; esac
-  # shellcheck disable=SC2086 # unquoted on purpose: some wc pad the number
-  [ $size -le 65536 ] || return 0
-  old=$({ cat "$record"; } 2> /dev/null) || return 0
-  case $old in '{'*'"'*'}') ;; *) return 0 ;; esac
-  body=${old%?}
-  body=${body%"$nl"}
-  quoted=$(printf '%s' "$1" | LC_ALL=C tr '\001-\037\177' '?' | LC_ALL=C sed 's/[\\"]/\\&/g')
-  tmp=$record.$$
+  tmp=$gave_up.$$
   rm -f "$tmp"
-  (umask 077 && set -C && printf '%s,\n  "supervisor": {\n    "gave_up_at": "%s",\n    "reason": "%s"\n  }\n}\n' \
-    "$body" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$quoted" > "$tmp") 2> /dev/null || return 0
-  if [ "$(cat "$record" 2> /dev/null)" = "$old" ] && [ -f "$record" ] && ! [ -L "$record" ]; then
-    mv -f "$tmp" "$record" && return 0
+  if (umask 077 && set -C && printf '%s\n%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" > "$tmp") 2> /dev/null; then
+    mv -f "$tmp" "$gave_up"
   fi
   rm -f "$tmp"
+  log "gave up: $1"
 }
 
 # The end of run_mode's pipeline, in a child process of its own (as every
@@ -146,6 +133,17 @@ start_helper() {
   mode=$1
   if [ "$kind" = bun ]; then set -- run - "$@"; else set -- --input-type=module - "$@"; fi
   if [ "$mode" != goose-module-restart ] && [ -n "$token_env" ]; then unset "$token_env"; fi
+  # Descriptor 3: a new private file for the restart helper's reason, should
+  # it give up (giveUp in supervisor.ts); the umask goes back before the
+  # runtime starts, so AgentAPI and Goose get the user's.
+  if [ "$mode" = goose-module-restart ]; then
+    was=$(umask)
+    umask 077
+    set -C
+    { command exec 3> "$said"; } 2> /dev/null || exec 3> /dev/null
+    set +C
+    umask "$was"
+  fi
   CODER_MODULE_SETTINGS=$settings
   export CODER_MODULE_SETTINGS
   exec "$runtime" "$@"
@@ -183,19 +181,20 @@ autosave() {
 }
 
 # Exit codes of the restart mode (supervisor.ts): 0 AgentAPI runs again,
-# 10 the restart failed and the policy decides again, 20 stand down.
+# 10 the restart failed and the policy decides again, 20 stand down, 30 give
+# up, for the reason the helper wrote on descriptor 3 (start_helper).
 # The policy gives up after a bounded number of failures, so this loop ends.
 # With agent_firewall and a file that confines Goose the workspace user can
 # write, the start says why nothing may be relaunched (supervisorRefusals in
-# launch/containment.ts), and nothing runs: the launch record and the log say
-# so, and the next workspace start repeats it.
+# launch/containment.ts), and nothing runs: the give-up and the log say so,
+# and the next workspace start repeats it.
 restart() {
   if [ -n "$no_restart" ]; then
     record_give_up "$no_restart"
-    log "gave up: $no_restart"
     leave 1
   fi
   while :; do
+    rm -f "$said"
     run_mode goose-module-restart "$dir" "$1"
     child=$!
     wait "$child"
@@ -203,27 +202,28 @@ restart() {
     child=
     case $code in
       0) return ;;
-      10) ;;
+      10) continue ;;
       20) leave 0 ;;
-      *)
-        log "gave up: the restart helper failed (exit code $code; see the lines above). Restart the workspace"
-        leave 1
-        ;;
+      30) record_give_up "$(cat "$said" 2> /dev/null)" ;;
+      *) record_give_up "the restart helper failed (exit code $code; see the lines above). Restart the workspace" ;;
     esac
+    leave 1
   done
 }
 
 # AgentAPI appends to logs/agentapi.log for as long as it runs, and this loop
-# and its helpers to logs/supervisor.log; the launch rotates each only when
-# it opens it. The offset of the writer's standard output (its fdinfo's
-# "pos", read without a fork) is where the next line goes, the log's size:
-# $1 is the writer's PID, $2 its log. Once that reaches the cap, the
-# generations move up, a copy becomes <log>.1, and the log is emptied through
-# the writer's own descriptor, never through a link planted at its name; the
-# writer appends, so it goes on at the new end. Lines written between the
-# copy and the emptying are lost. $3 is the offset the log was last emptied
-# at, which keeps one full log from being moved twice before it is written
-# to again; `rotated` says the offset for the next call.
+# and its helpers to logs/supervisor.log; this function is the one that
+# rotates them (the launch only opens them, lib/detached.ts), so a log left
+# full by an earlier run goes at the first look after a launch. The offset
+# of the writer's standard output (its fdinfo's "pos", read without a fork)
+# is where the next line goes, the log's size: $1 is the writer's PID, $2
+# its log. Once that reaches the cap, the generations move up, a copy
+# becomes <log>.1, and the log is emptied through the writer's own
+# descriptor, never through a link planted at its name; the writer appends,
+# so it goes on at the new end. Lines written between the copy and the
+# emptying are lost. $3 is the offset the log was last emptied at, which
+# keeps one full log from being moved twice before it is written to again;
+# `rotated` says the offset for the next call.
 bound_log() {
   rotated=$3
   [ -n "$log_max" ] && [ -n "$2" ] || return 0

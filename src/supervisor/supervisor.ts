@@ -1,3 +1,4 @@
+import { fstatSync, writeSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -10,7 +11,6 @@ import { writeFileAtomic } from "../lib/atomic-write.js";
 import { exists } from "../lib/files.js";
 import { Fields } from "../lib/json-fields.js";
 import { log, StepError, stampLogLines, warn } from "../lib/log.js";
-import { recordSupervisorGaveUp } from "../lifecycle/launch-record.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
 import { homeDir, type ModulePaths } from "../settings/config.js";
 import { readSupervisorDocument, type SupervisorInputs } from "./document.js";
@@ -19,10 +19,13 @@ import { saveAfterTurn } from "./watch.js";
 
 // The sh supervisor (supervisor.sh) starts this code in one of two modes and
 // reads the restart mode's exit code: AgentAPI runs again, the restart failed
-// (the policy decides again at once), or stand down.
+// (the policy decides again at once), stand down, or give up.
 const RUNS_AGAIN = 0;
 const FAILED = 10;
 const STAND_DOWN = 20;
+const GAVE_UP = 30;
+// The sh supervisor's file for the reason, opened for this process (start_helper).
+const REASON_FD = 3;
 
 /** The stop's SIGTERM, forwarded by the sh supervisor: ends this process at once unless a restart is under way. */
 class StandDown {
@@ -160,14 +163,19 @@ async function whyEnded(doc: SupervisorInputs, watched: number | null, memory: R
   return `AgentAPI (PID ${watched}) exited after ${seconds} s without a stop`;
 }
 
-/** The supervisor's last word: why, in the launch record (written first, so the log line says it holds it too) and the log. */
+/**
+ * The supervisor's last word: the reason goes to the sh supervisor, which
+ * records it and logs it (record_give_up). Only to a file: started some other
+ * way, this process may hold anything at descriptor 3.
+ */
 async function giveUp(paths: ModulePaths, reason: string): Promise<number> {
-  await recordSupervisorGaveUp(paths.launchRecord, reason).catch((error) =>
-    warn(`could not add the reason to ${paths.launchRecord}: ${(error as Error).message}`),
-  );
+  try {
+    if (fstatSync(REASON_FD).isFile()) writeSync(REASON_FD, reason);
+  } catch (error) {
+    warn(`gave up, but could not hand the reason to the supervisor (${(error as Error).message}): ${reason}`);
+  }
   await rm(memoryFile(paths), { force: true });
-  warn(`gave up: ${reason}`);
-  return STAND_DOWN;
+  return GAVE_UP;
 }
 
 /** One decision of the restart policy, and the restart it asks for; the exit code tells the sh supervisor what follows. */

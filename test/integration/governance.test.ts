@@ -47,6 +47,7 @@ import {
   cmdline,
   environOf,
   flat,
+  gaveUpReason,
   gaveUpWithoutRelaunch,
   launchRecord,
   newWorkspace,
@@ -331,8 +332,7 @@ describe("Agent Firewall", () => {
     expect(await cmdline(goose)).toEqual([]);
     expect(reason).toMatch(/^Restart the workspace to bring Goose back, and make .* root's \(README, AI governance\)/);
     expect(reason).toContain(`${wrapper}, `);
-    const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");
-    expect(record.supervisor?.reason).toBe(reason);
+    expect(await gaveUpReason(ws)).toBe(reason);
 
     // The next start repeats why, and says the wrapper is the user's to rewrite.
     const next = output(await start(ws, rendered));
@@ -343,7 +343,7 @@ describe("Agent Firewall", () => {
     await stop(ws, rendered);
   });
 
-  it("a runtime of the user's never runs for the supervisor: a detached process that swaps it in at the supervisor's check finds none to swap; no autosave, no relaunch, and the launch record says why", async () => {
+  it("a runtime of the user's never runs for the supervisor: a detached process that swaps it in at the supervisor's check finds none to swap; no autosave, no relaunch, and the give-up says why", async () => {
     const ws = await newWorkspace();
     const gateway = await newGateway();
     await installFirewall(ws, ["domain=127.0.0.1"]);
@@ -380,9 +380,8 @@ describe("Agent Firewall", () => {
     expect(log).toContain(
       `no autosave (the runtime ${runtime}, which the autosave runs outside the Agent Firewall, can be rewritten by the workspace user`,
     );
-    // No helper ran, so the sh supervisor added the reason itself.
-    const record = JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "{}");
-    expect(record.supervisor?.reason).toBe(reason);
+    // No helper ran: the sh supervisor wrote the reason.
+    expect(await gaveUpReason(ws)).toBe(reason);
 
     const next = output(await start(ws, rendered));
     expect(next).toContain(`the supervisor of the last run gave up: ${reason}`);

@@ -128,6 +128,12 @@ export async function launchRecord(ws: Workspace): Promise<LaunchRecord> {
   return JSON.parse((await ws.readModuleFile("agentapi-launch.json")) ?? "null") as LaunchRecord;
 }
 
+/** The reason in the supervisor's give-up file (after its line with the time); null when there is none. */
+export async function gaveUpReason(ws: Workspace): Promise<string | null> {
+  const text = await ws.readModuleFile("supervisor.gave-up");
+  return text === null ? null : text.split("\n").slice(1).join("\n").replace(/\n$/, "");
+}
+
 export interface SavedState {
   messages: Array<{ id: number; message: string; role: string }>;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { conversationEnd, decideShortcut, type ShortcutNow } from "../../../src/launch/warm-shortcut.js";
 import type { FileIdentity } from "../../../src/lib/files.js";
-import type { RecordedLaunch } from "../../../src/lifecycle/launch-record.js";
+import type { LaunchRecord, StopFindings } from "../../../src/lifecycle/launch-record.js";
 
 const file = (ino: string, size = "4096", mtime = "1700000000000000001"): FileIdentity => ({
   kind: "file",
@@ -29,9 +29,15 @@ const now: ShortcutNow = {
   files,
 };
 
-const record: RecordedLaunch = {
-  sessionName: "goose-task",
-  mode: "warm",
+const LAUNCH = "2026-11-27T10:00:00.000Z";
+
+/** The launch record and the stop's findings, as one thing to change. */
+type Last = LaunchRecord & { stopped: StopFindings | null };
+
+const record: Last = {
+  ...{ persistence: true, persistence_reason: "r", agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
+  ...{ port: 3284, state_file: STATE, state_backup: null, pid_file: "/h/.goose-module/agentapi.pid" },
+  ...{ session_name: "goose-task", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: LAUNCH },
   goose: {
     db: DB,
     binary: "/h/.local/bin/goose",
@@ -42,15 +48,16 @@ const record: RecordedLaunch = {
     working_dir: "/h/project",
     conversation_end: "answered",
   },
-  stopped: { at: "2026-11-27T11:00:00.000Z", files },
+  stopped: { launch: LAUNCH, at: "2026-11-27T11:00:00.000Z", files },
 };
 
-type Change = (r: RecordedLaunch, n: ShortcutNow) => void;
+type Change = (r: Last, n: ShortcutNow) => void;
 const recorded = (change: Change = () => {}) => {
-  const r: RecordedLaunch = structuredClone(record);
+  const r: Last = structuredClone(record);
   const n: ShortcutNow = structuredClone(now);
   change(r, n);
-  return decideShortcut({ first: false, record: r }, n);
+  const { stopped, ...launch } = r;
+  return decideShortcut({ first: false, record: launch }, stopped, n);
 };
 
 describe("decideShortcut", () => {
@@ -65,6 +72,11 @@ describe("decideShortcut", () => {
 
   it.each<[string, Change, RegExp]>([
     ["no stop saw Goose leave by itself", (r) => (r.stopped = null), /no stop saw/],
+    [
+      "the stop's findings are about an earlier launch",
+      (r) => (r.started_at = "2026-11-27T12:00:00.000Z"),
+      /no stop saw/,
+    ],
     [
       "the last launch was cold",
       (r) => {
@@ -137,7 +149,7 @@ describe("decideShortcut", () => {
     ["never launched", { first: true } as const, /never launched/],
     ["a record it cannot use", { first: false, problem: "the launch record is not usable (x)" } as const, /not usable/],
   ])("asks Goose when the module %s", (_, given, reason) => {
-    const shortcut = decideShortcut(given, now);
+    const shortcut = decideShortcut(given, record.stopped, now);
     expect(shortcut.take ? "" : shortcut.reason).toMatch(reason);
   });
 });

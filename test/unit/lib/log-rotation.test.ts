@@ -1,14 +1,13 @@
-// AgentAPI's and the supervisor's logs are rotated when they are opened at a
-// start, a restart or a supervisor's launch, so they cannot fill the home
-// volume that also holds Goose's sessions and the chat.
+// AgentAPI's and the supervisor's logs are rotated by the supervisor alone
+// (supervisor.sh, bound_log), while they are written and at its first look
+// after a launch, so they cannot fill the home volume that also holds Goose's
+// sessions and the chat.
 
 import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdir, readdir, readFile, symlink, truncate, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { spawnAgentapi } from "../../../src/launch/agentapi-process.js";
-import { LOG_LIMITS, openRotatedLog } from "../../../src/lib/command-log.js";
+import { openLog } from "../../../src/lib/command-log.js";
 import { pollUntil } from "../../../src/lib/poll.js";
 import { signal } from "../../../src/lib/processes.js";
 import type { ModulePaths } from "../../../src/settings/config.js";
@@ -19,77 +18,10 @@ const SUPERVISOR_SH = path.join(import.meta.dirname, "../../../src/supervisor/su
 
 const fresh = scratchFolders("log-rotation-test");
 
-async function append(file: string, text: string, limits = { maxBytes: 10, generations: 2 }): Promise<void> {
-  const handle = await openRotatedLog(file, limits);
-  await handle.write(text);
-  await handle.close();
-}
-
-async function logFiles(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) out[name] = await readText(path.join(dir, name));
-  return out;
-}
-
-/** A log already at the real cap: the next open must rotate it. */
-async function fullLog(file: string): Promise<void> {
-  await writeFile(file, "old run\n");
-  await truncate(file, LOG_LIMITS.maxBytes);
-}
-
-describe("openRotatedLog", () => {
-  it("appends below the cap, rotates at it, and keeps only the newest generations", async () => {
-    const dir = await fresh();
-    const file = path.join(dir, "a.log");
-    await append(file, "0123456\n"); // 8 bytes: below the cap of 10
-    await append(file, "second\n"); // appended: 15 bytes
-    expect(await logFiles(dir)).toEqual({ "a.log": "0123456\nsecond\n" });
-    await append(file, "third run\n"); // 15 >= 10: rotated first
-    await append(file, "fourth run\n");
-    await append(file, "fifth\n");
-    expect(await logFiles(dir)).toEqual({ "a.log": "fifth\n", "a.log.1": "fourth run\n", "a.log.2": "third run\n" });
-  });
-
-  it("moves a link planted at a generation's name, never what it points to", async () => {
-    const dir = await fresh();
-    const file = path.join(dir, "a.log");
-    const victim = path.join(dir, "victim");
-    await writeFile(victim, "precious");
-    await writeFile(file, "x".repeat(20));
-    await symlink(victim, `${file}.1`);
-    await append(file, "new\n");
-    expect(await readText(victim)).toBe("precious");
-    expect(await readText(file)).toBe("new\n");
-  });
-});
-
 describe("the logs that live as long as the workspace", () => {
   const started: number[] = [];
   afterEach(() => {
     for (const pid of started.splice(0)) signal(pid, "SIGKILL");
-  });
-
-  it("logs/agentapi.log is rotated when AgentAPI is launched", async () => {
-    const logs = await fresh();
-    const logFile = path.join(logs, "agentapi.log");
-    await fullLog(logFile);
-    const child = await spawnAgentapi({ binary: "/bin/true", args: [], env: {}, cwd: logs, logFile });
-    if (child.exitCode === null) await once(child, "exit");
-    expect((await readText(`${logFile}.1`)).startsWith("old run\n")).toBe(true);
-    expect(await readText(logFile)).toMatch(/^\n--- \S+ \/bin\/true \n$/);
-  });
-
-  it("logs/supervisor.log is rotated when the supervisor is launched", async () => {
-    const dir = await fresh();
-    const at = (name: string) => path.join(dir, name);
-    const paths = { dir, logs: at("logs"), supervisorPid: at("supervisor.pid") } as ModulePaths;
-    await mkdir(paths.logs);
-    await fullLog(supervisorLog(paths));
-    // Stands in for supervisor.sh: stays.
-    const pid = await spawnSupervisor({ paths, source: "exec sleep 60", env: process.env });
-    started.push(pid);
-    expect((await readText(`${supervisorLog(paths)}.1`)).startsWith("old run\n")).toBe(true);
-    expect((await readText(supervisorLog(paths))).length).toBeLessThan(LOG_LIMITS.maxBytes);
   });
 
   /**
@@ -158,7 +90,7 @@ describe("the logs that live as long as the workspace", () => {
   /** Stands in for AgentAPI: `script`'s output appended to the log the launch opened; its PID file written. */
   async function writer(paths: ModulePaths, script: string): Promise<string> {
     const logFile = path.join(paths.logs, "agentapi.log");
-    const out = await openRotatedLog(logFile);
+    const out = await openLog(logFile);
     const child = spawn("/bin/sh", ["-c", script], { stdio: ["ignore", out.fd, out.fd] });
     await out.close();
     started.push(child.pid as number);
@@ -176,6 +108,49 @@ describe("the logs that live as long as the workspace", () => {
     await mkdir(paths.logs);
     return paths;
   }
+
+  // Past firstGeneration's wait.
+  const FIRST_LOOK_BOUND_MS = 40_000;
+
+  /** A log an earlier run left over the cap. */
+  const OLD_RUN = `old run\n${"x".repeat(5000)}\n`;
+
+  /** The first generation once the supervisor has made one. */
+  async function firstGeneration(log: string): Promise<string> {
+    const found = await pollUntil(async () => (await readText(`${log}.1`).catch(() => "")) || undefined, {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+    });
+    expect("value" in found).toBe(true);
+    return (found as { value: string }).value;
+  }
+
+  it(
+    "logs/agentapi.log left full by an earlier run: the launch appends to it, the supervisor rotates it at its first look",
+    async () => {
+      const paths = await moduleFolder();
+      const logFile = path.join(paths.logs, "agentapi.log");
+      await writeFile(logFile, OLD_RUN);
+      const pidFile = await writer(paths, "echo new run; exec sleep 600");
+      await supervisor(paths, { GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile, GOOSE_MODULE_AGENTAPI_LOG: logFile });
+      expect((await firstGeneration(logFile)).startsWith(OLD_RUN)).toBe(true);
+      expect((await readText(logFile)).length).toBeLessThan(CAP);
+    },
+    FIRST_LOOK_BOUND_MS,
+  );
+
+  it(
+    "logs/supervisor.log left full by an earlier run: the supervisor rotates its own log at its first look",
+    async () => {
+      const paths = await moduleFolder();
+      await writeFile(supervisorLog(paths), OLD_RUN);
+      const pidFile = await writer(paths, "exec sleep 600");
+      await supervisor(paths, { GOOSE_MODULE_AGENTAPI_PID_FILE: pidFile });
+      expect((await firstGeneration(supervisorLog(paths))).startsWith(OLD_RUN)).toBe(true);
+      expect((await readText(supervisorLog(paths))).length).toBeLessThan(CAP);
+    },
+    FIRST_LOOK_BOUND_MS,
+  );
 
   it(
     "logs/agentapi.log stays bounded while AgentAPI runs: the supervisor rotates it under the running writer",

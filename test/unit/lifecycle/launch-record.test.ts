@@ -1,132 +1,116 @@
-import { lstat, mkdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { lstat, mkdir, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { fileIdentity } from "../../../src/lib/files.js";
 import {
   identities,
+  type LaunchRecord,
   readLaunchRecord,
-  readRecordedLaunch,
-  recordStopFindings,
-  recordSupervisorGaveUp,
+  readStopFindings,
+  stopFindingsFile,
   watchedFiles,
+  writeLaunchRecord,
+  writeStopFindings,
 } from "../../../src/lifecycle/launch-record.js";
+import type { ModulePaths } from "../../../src/settings/config.js";
 import { scratchDir } from "../scratch.js";
 
-describe("readLaunchRecord", () => {
-  const settings = { port: 3284, pidFile: "/s/agentapi.pid", stateFile: "/s/state.json" };
-  const why = "agentapi 0.12.2 >= 0.12.0";
-  const record = {
-    ...{ persistence: true, persistence_reason: why, agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
-    ...{ port: 4000, state_file: "/r/state.json", state_backup: "/r/state.json.bak", pid_file: "/r/agentapi.pid" },
-    ...{ session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22" },
-    goose: {
-      ...{ db: "/h/sessions.db", binary: "/h/goose", binary_identity: { kind: "missing" }, folder: "/h/p" },
-      ...{ session_id: "20261127_1", messages: 2, working_dir: "/h/p", conversation_end: "answered" },
-    },
-  };
-  const at = scratchDir("stop-target");
+const RECORD = {
+  ...{ persistence: true, persistence_reason: "agentapi 0.12.2 >= 0.12.0", agentapi_binary: "/b/agentapi" },
+  ...{ agentapi_version: "0.12.2", port: 4000, state_file: "/r/state.json", state_backup: "/r/state.json.bak" },
+  ...{ pid_file: "/r/agentapi.pid", session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" } },
+  started_at: "2026-11-22T10:00:00.000Z",
+  goose: {
+    ...{ db: "/h/sessions.db", binary: "/h/goose", binary_identity: { kind: "missing" }, folder: "/h/p" },
+    ...{ session_id: "20261127_1", messages: 2, working_dir: "/h/p", conversation_end: "answered" },
+  },
+};
+
+describe("readLaunchRecord: the one reader, for the stop and the next start", () => {
+  const at = scratchDir("launch-record");
   let n = 0;
   const file = async () => at(`launch-${n++}.json`);
 
-  it("acts on what the start launched, not on the settings", async () => {
+  it("gives back what the launch wrote", async () => {
     const f = await file();
-    await writeFile(f, JSON.stringify(record));
-    expect(await readLaunchRecord(f, settings)).toEqual({
-      launched: {
-        ...{ port: 4000, pidFile: "/r/agentapi.pid", stateFile: "/r/state.json", stateBackup: "/r/state.json.bak" },
-        ...{ persistence: true, persistenceReason: why, gooseDb: "/h/sessions.db" },
-      },
-      note: null,
-    });
+    await writeLaunchRecord(f, RECORD as LaunchRecord);
+    expect(await readLaunchRecord(f)).toEqual({ first: false, record: RECORD });
+    expect((await stat(f)).mode & 0o777).toBe(0o600);
   });
 
-  it("acts on a record without Goose's database (an earlier module version), which then gets no stop findings", async () => {
-    const f = await file();
-    const { goose: _, ...earlier } = record;
-    await writeFile(f, JSON.stringify(earlier));
-    expect((await readLaunchRecord(f, settings)).launched).toMatchObject({ port: 4000, gooseDb: null });
+  it("says there is none only when nothing is there", async () => {
+    expect(await readLaunchRecord(await file())).toEqual({ first: true });
   });
 
-  const fallback = { ...settings, stateBackup: null, persistence: false, gooseDb: null };
-  it.each([
+  const { goose: _, ...earlier } = RECORD;
+  it.each<[string, (f: string) => Promise<unknown>, RegExp]>([
     [
-      "the start left no record",
-      async () => {},
-      /^the start script left no launch record, so persistence was never confirmed$/,
-    ],
-    [
-      "the record does not fit, naming the field",
-      (f: string) => writeFile(f, JSON.stringify({ ...record, port: "4" })),
+      "a field that does not fit, naming it",
+      (f) => writeFile(f, JSON.stringify({ ...RECORD, port: "4" })),
       /launch record.port must be a whole number/,
     ],
-    ["the record is not a file", (f: string) => mkdir(f), /cannot be read \(EISDIR\)/],
-  ])("falls back to the settings, persistence unconfirmed, when %s", async (_, make, why) => {
+    [
+      "an earlier version's record, without goose",
+      (f) => writeFile(f, JSON.stringify(earlier)),
+      /launch record.goose must be an object/,
+    ],
+    [
+      "an identity that is not decimal",
+      (f) =>
+        writeFile(
+          f,
+          JSON.stringify({
+            ...RECORD,
+            goose: {
+              ...RECORD.goose,
+              binary_identity: { kind: "file", dev: "1", ino: "2", size: "-1", mtime_ns: "1", ctime_ns: "1" },
+            },
+          }),
+        ),
+      /size must be a whole number/,
+    ],
+    ["not JSON", (f) => writeFile(f, "{"), /not usable/],
+    ["not a file", (f) => mkdir(f), /cannot be read \(EISDIR\)/],
+  ])("gives the problem for %s", async (_, make, problem) => {
     const f = await file();
     await make(f);
-    const { launched, note } = await readLaunchRecord(f, settings);
-    expect(launched).toEqual({ ...fallback, persistenceReason: note });
-    expect(note).toMatch(why);
+    const read = await readLaunchRecord(f);
+    expect("problem" in read ? read.problem : "").toMatch(problem);
   });
 });
 
 describe("what the stop records for the next start", () => {
   const at = scratchDir("stop-findings");
-  const record = {
-    ...{ persistence: true, persistence_reason: "r", agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
-    ...{ port: 4000, state_file: "/r/state.json", state_backup: null, pid_file: "/r/agentapi.pid" },
-    ...{ session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22" },
-    goose: {
-      ...{ db: "/h/sessions.db", binary: "/h/goose", binary_identity: { kind: "missing" }, folder: "/h/p" },
-      ...{ session_id: "20261127_1", messages: 2, working_dir: "/h/p", conversation_end: "answered" },
-    },
-  };
 
-  it("adds the files' identity to the launch record, mode 0600, and the next start reads it back", async () => {
+  it("the files' identity, about the launch, mode 0600, read back by the next start", async () => {
     const dir = await at("round-trip");
     await mkdir(dir, { recursive: true });
-    const f = `${dir}/launch.json`;
-    await writeFile(f, JSON.stringify(record), { mode: 0o644 });
     const db = `${dir}/sessions.db`;
     await writeFile(db, "data");
     const files = await identities(watchedFiles(db, `${dir}/state.json`));
     expect(Object.keys(files)).toEqual([db, `${db}-wal`, `${dir}/state.json`, `${dir}/state.json.owner.json`]);
-    expect(await recordStopFindings(f, { at: "2026-11-27T11:00:00.000Z", files })).toBe(true);
-    expect((await lstat(f)).mode & 0o777).toBe(0o600);
-    const read = await readRecordedLaunch(f);
-    expect(read).toMatchObject({ first: false, record: { sessionName: "s", mode: "warm", goose: record.goose } });
-    expect("record" in read && read.record.stopped).toEqual({ at: "2026-11-27T11:00:00.000Z", files });
     expect(files[db]).toMatchObject({ kind: "file", size: "4" });
     expect(files[`${db}-wal`]).toEqual({ kind: "missing" });
-  });
-
-  it("a record the stop could not act on is left as it is", async () => {
-    const dir = await at("not-ours");
-    await mkdir(dir, { recursive: true });
-    const f = `${dir}/launch.json`;
-    await writeFile(f, "[1]");
-    expect(await recordStopFindings(f, { at: "x", files: {} })).toBe(false);
-    expect(await readFile(f, "utf8")).toBe("[1]");
+    const f = stopFindingsFile({ dir } as ModulePaths);
+    const findings = { launch: RECORD.started_at, at: "2026-11-27T11:00:00.000Z", files };
+    await writeStopFindings(f, findings);
+    expect((await lstat(f)).mode & 0o777).toBe(0o600);
+    expect(await readStopFindings(f)).toEqual(findings);
   });
 
   it.each([
-    ["no record", null, /^$/],
-    ["a record of an earlier version, without goose", JSON.stringify({ session_name: "s", mode: "warm" }), /goose/],
+    ["no file", null],
+    ["not JSON", "{"],
+    ["no launch", JSON.stringify({ at: "x", files: {} })],
     [
       "an identity that is not decimal",
-      JSON.stringify({
-        ...record,
-        stopped: { at: "x", files: { "/h/sessions.db": { kind: "file", dev: "1", ino: "2", size: "-1" } } },
-      }),
-      /size/,
+      JSON.stringify({ launch: "l", at: "x", files: { "/h/db": { kind: "file", size: "-1" } } }),
     ],
-    ["not JSON", "{", /not usable/],
-  ])("the next start finds %s", async (_, text, problem) => {
+  ])("the next start finds none in %s", async (_, text) => {
     const dir = await at("read-back");
     await mkdir(dir, { recursive: true });
-    const f = `${dir}/launch-${Math.random().toString(16).slice(2)}.json`;
+    const f = `${dir}/findings-${Math.random().toString(16).slice(2)}.json`;
     if (text !== null) await writeFile(f, text);
-    const read = await readRecordedLaunch(f);
-    if (text === null) expect(read).toEqual({ first: true });
-    else expect("problem" in read ? read.problem : "").toMatch(problem);
+    expect(await readStopFindings(f)).toBeNull();
   });
 });
 
@@ -150,38 +134,5 @@ describe("fileIdentity", () => {
     expect(await fileIdentity(`${dir}/link`)).toEqual({ kind: "other", why: "not a regular file" });
     expect(await fileIdentity(`${dir}/link`, true)).toEqual(touched);
     expect(await fileIdentity(`${dir}/none`)).toEqual({ kind: "missing" });
-  });
-});
-
-describe("recordSupervisorGaveUp", () => {
-  const record = {
-    ...{ persistence: true, persistence_reason: "r", agentapi_binary: "/b/agentapi", agentapi_version: "0.12.2" },
-    ...{ port: 4000, state_file: "/r/state.json", state_backup: null, pid_file: "/r/agentapi.pid" },
-    ...{ session_name: "s", mode: "warm", interrupted_turn: { action: "none", reason: "" }, started_at: "2026-11-22" },
-  };
-  const at = scratchDir("gave-up");
-  let n = 0;
-  const now = Date.UTC(2026, 10, 27, 12, 0, 0);
-
-  it("adds the reason and the time to the record, keeping every member of it", async () => {
-    const f = at(`launch-${n++}.json`);
-    await writeFile(f, JSON.stringify({ ...record, from_a_newer_module: [1] }));
-    await recordSupervisorGaveUp(f, "5 restarts failed", now);
-    expect(JSON.parse(await readFile(f, "utf8"))).toEqual({
-      ...record,
-      from_a_newer_module: [1],
-      supervisor: { gave_up_at: "2026-11-27T12:00:00.000Z", reason: "5 restarts failed" },
-    });
-    expect((await stat(f)).mode & 0o777).toBe(0o600);
-  });
-
-  it.each([
-    ["a record the stop cannot act on", JSON.stringify({ ...record, port: "4000" }), /launch record\.port must be/],
-    ["a list", JSON.stringify([record]), /launch record must be an object/],
-  ])("leaves %s as it is, naming what is wrong", async (_, text, message) => {
-    const f = at(`launch-${n++}.json`);
-    await writeFile(f, text);
-    await expect(recordSupervisorGaveUp(f, "5 restarts failed", now)).rejects.toThrow(message);
-    expect(await readFile(f, "utf8")).toBe(text);
   });
 });

@@ -29,10 +29,9 @@ describe("goose", async () => {
     const byName = scripts(state);
     expect(Object.keys(byName).sort()).toEqual(["Goose: Install Script", "Goose: Start Script", "Goose: Stop Script"]);
     expect(state.outputs.scripts?.value).toEqual(["coder-goose-install_script", "coder-goose-start_script"]);
-    expect(byName["Goose: Install Script"]).toContain("coder exp sync start coder-goose-install_script");
-    expect(byName["Goose: Start Script"]).toContain(
-      "coder exp sync want coder-goose-start_script coder-goose-install_script",
-    );
+    // Each announces itself to `coder exp sync` as it ends, the start as wanting the install.
+    expect(byName["Goose: Install Script"]).toContain("announce coder-goose-install_script\n");
+    expect(byName["Goose: Start Script"]).toContain("announce coder-goose-start_script coder-goose-install_script");
   });
 
   it("keeps each script within 64 KiB: the agent passes it as one argument, which Linux caps at 128 KiB", async () => {

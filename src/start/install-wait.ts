@@ -16,7 +16,7 @@ import { pollUntil } from "../lib/poll.js";
 // never counts.
 
 /** How long the start waits for an install of its own run to begin. */
-export const INSTALL_BEGIN_MS = 60_000;
+const INSTALL_BEGIN_MS = 60_000;
 
 export type InstallVerdict =
   | { kind: "done" }

@@ -358,9 +358,9 @@ check("otlp: the headers decoded, the attributes as written, Goose's own beside 
     headers.get("Authorization") == "Bearer t0k" and b"coder.workspace_id" in body and b"ws%2C1" in body
     and b"service.name" in body for _, headers, body in OTLP_LOG))
 del OTLP_LOG[:]
-for answered_by_clap in ("--version", "--help"):
-    out(answered_by_clap, OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:%d" % receiver.server_port)
-eq("otlp: --version and --help, which clap answers, export nothing", lambda: OTLP_LOG, [])
+for answered_by_clap in (["--version"], ["--help"], ["session", "--help"], ["run", "--help"]):
+    out(*answered_by_clap, OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:%d" % receiver.server_port)
+eq("otlp: --version, --help and a subcommand's --help, which clap answers, export nothing", lambda: OTLP_LOG, [])
 out("session", "list", OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:%d" % receiver.server_port,
     OTEL_EXPORTER_OTLP_PROTOCOL="grpc")
 eq("otlp: grpc, which release builds lack, exports nothing", lambda: OTLP_LOG, [])

@@ -4,6 +4,7 @@ import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { log, StepError } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
+import { isRunning } from "../lib/processes.js";
 
 // The Coder agent starts every coder_script of a boot at once
 // (agent/agentscripts/agentscripts.go in coder/coder), and the start runs what
@@ -25,6 +26,13 @@ export type InstallVerdict =
   | { kind: "gone"; message: string }
   | { kind: "failed"; message: string };
 
+/** The state file's line when it is agent run `run`'s and well formed: "done <exit code>" or "running <pid>". */
+function stateOfRun(state: string | null, run: string): { kind: "done" | "running"; number: number } | null {
+  const [stateRun, kind, value, ...rest] = (state ?? "").trim().split(" ");
+  if (stateRun !== run || (kind !== "done" && kind !== "running") || rest.length > 0) return null;
+  return /^[0-9]{1,10}$/.test(value ?? "") ? { kind, number: Number(value) } : null;
+}
+
 /** What the start makes of the state file's text (`null`: no file) after waiting `waitedMs`. */
 export function judgeInstallState(
   state: string | null,
@@ -32,17 +40,16 @@ export function judgeInstallState(
   opts: { alive: (pid: number) => boolean; waitedMs: number; name: string; installLog: string },
 ): InstallVerdict {
   const see = `see the "${opts.name}: Install Script" log in the Coder dashboard, or ${opts.installLog}`;
-  const [stateRun, kind, value, ...rest] = (state ?? "").trim().split(" ");
-  const number = /^[0-9]{1,10}$/.test(value ?? "") && rest.length === 0 ? Number(value) : null;
-  if (stateRun === run && number !== null && kind === "done")
-    return number === 0
+  const ours = stateOfRun(state, run);
+  if (ours?.kind === "done")
+    return ours.number === 0
       ? { kind: "done" }
       : {
           kind: "failed",
-          message: `${see}: the install script failed (exit ${number}), so ${opts.name} is not started.`,
+          message: `${see}: the install script failed (exit ${ours.number}), so ${opts.name} is not started.`,
         };
-  if (stateRun === run && number !== null && kind === "running")
-    return opts.alive(number)
+  if (ours?.kind === "running")
+    return opts.alive(ours.number)
       ? { kind: "wait" }
       : {
           kind: "gone",
@@ -54,15 +61,6 @@ export function judgeInstallState(
         kind: "failed",
         message: `restart the workspace: the install script did not begin within ${INSTALL_BEGIN_MS / 1000} s of this start, so ${opts.name} is not started.`,
       };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
@@ -89,7 +87,15 @@ export async function waitForInstall(dir: string, run: string, name: string): Pr
     await pollUntil(
       async () => {
         const state = await read();
-        const verdict = judgeInstallState(state, run, { alive, waitedMs: Date.now() - began, name, installLog });
+        const ours = stateOfRun(state, run);
+        // A zombie, which the agent has not reaped yet, is gone too.
+        const live = ours?.kind === "running" && (await isRunning(ours.number));
+        const verdict = judgeInstallState(state, run, {
+          alive: () => live,
+          waitedMs: Date.now() - began,
+          name,
+          installLog,
+        });
         if (verdict.kind === "done") return true;
         if (verdict.kind === "failed") throw new StepError(verdict.message);
         // Gone, and the file not rewritten since it was read: the install

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { findRunningAgentapi } from "./agentapi/server.js";
-import { rememberAgentapiVersion } from "./install/agentapi-memo.js";
+import { readVersionMemo, VersionAsker, writeVersionMemo } from "./install/version-memo.js";
 import { installAndConfigure } from "./install-script/install-step.js";
 import { ensurePortFree, prepareFolders } from "./launch/start-checks.js";
 import { keepLogIn, log, phase, reportFatal } from "./lib/log.js";
@@ -30,8 +30,9 @@ async function main(): Promise<void> {
     return;
   }
   await phase("install-port", () => ensurePortFree(port, portHolder));
-  const installed = await installAndConfigure(config, paths, home, prompts.envSystemPrompt);
-  await rememberAgentapiVersion(paths.agentapiMemo, installed.agentapi, installed.agentapiVersion);
+  const versions = new VersionAsker(await readVersionMemo(paths.versionMemo), process.env);
+  await installAndConfigure(config, paths, home, versions, prompts.envSystemPrompt);
+  await writeVersionMemo(paths.versionMemo, versions.answers, versions.held);
 }
 
 main().then(

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { decidePersistence } from "./agentapi/persistence-gate.js";
-import { rememberedAgentapiVersion } from "./install/agentapi-memo.js";
 import { installedTools } from "./install/tool-paths.js";
+import { readVersionMemo, recalledVersion } from "./install/version-memo.js";
 import { launchGoose } from "./launch/launch.js";
 import { ensurePortFree, reuseRunningAgentapi } from "./launch/start-checks.js";
 import { holdLogLines, keepLogIn, log, phase, reportFatal, StepError, warn } from "./lib/log.js";
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     decidePersistence(
       tools.agentapi,
       config.agentapi.persistence,
-      await rememberedAgentapiVersion(paths.agentapiMemo, tools.agentapi),
+      await recalledVersion(await readVersionMemo(paths.versionMemo), tools.agentapi),
     ),
   );
   const { gate, launched, containment } = await launchGoose({

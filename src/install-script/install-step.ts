@@ -4,6 +4,7 @@ import { describeGooseVersion } from "../goose/versions.js";
 import { ensureAgentapi, ensureGoose } from "../install/install.js";
 import { toolSearch } from "../install/tool-paths.js";
 import { runUserScript } from "../install/user-scripts.js";
+import type { VersionAsker } from "../install/version-memo.js";
 import { commandPath } from "../lib/exec.js";
 import { log, phase, warn } from "../lib/log.js";
 import { sideBySide } from "../lib/side-by-side.js";
@@ -14,16 +15,16 @@ import type { ModulePaths, StartConfig } from "../settings/config.js";
  * pre_install_script, the AgentAPI and Goose installs, Goose's config (after
  * setting aside what coder/goose 3.x left there), then post_install_script
  * (so it can adjust that config). `envSystemPrompt`: GOOSE_SYSTEM_PROMPT from
- * the agent's environment, which 3.x wrote to .goosehints. `agentapiVersion`:
- * what the installed agentapi printed for `--version`, when the install asked
- * it, for the version gate.
+ * the agent's environment, which 3.x wrote to .goosehints. `versions` asks
+ * (or recalls) each binary's `--version`. Returns the agentapi to run.
  */
 export async function installAndConfigure(
   config: StartConfig,
   paths: ModulePaths,
   home: string,
+  versions: VersionAsker,
   envSystemPrompt?: string,
-): Promise<{ agentapi: string; agentapiVersion?: string }> {
+): Promise<string> {
   const goose = config.goose;
   const { localBin, basePath, scriptPath } = toolSearch(paths, home);
   const scriptEnv = { ...process.env, PATH: scriptPath };
@@ -43,6 +44,7 @@ export async function installAndConfigure(
         binDir: paths.bin,
         pathValue: basePath,
         env: process.env,
+        versions,
       }),
       ensureGoose({
         install: goose.install,
@@ -57,11 +59,12 @@ export async function installAndConfigure(
         scriptsDir: paths.scripts,
         logsDir: paths.logs,
         env: scriptEnv,
+        versions,
       }),
     ]);
     log(`downloads: agentapi ${agentapi.download}; goose ${gooseInstall.download}`);
     log(describeGooseVersion(gooseInstall.version));
-    return { agentapi: agentapi.bin, agentapiVersion: agentapi.versionOutput };
+    return agentapi.bin;
   });
   await phase("configure", async () => {
     const { port } = config.agentapi;

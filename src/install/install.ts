@@ -1,10 +1,10 @@
 import { chmod, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import clean from "semver/functions/clean.js";
-import { MIN_PERSISTENCE_VERSION, parseVersionOutput } from "../agentapi/version-gate.js";
+import { MIN_PERSISTENCE_VERSION } from "../agentapi/version-gate.js";
 import { replaceSymlink, writeFileAtomic } from "../lib/atomic-write.js";
 import { logTail } from "../lib/command-log.js";
-import { commandPath, run } from "../lib/exec.js";
+import { commandPath } from "../lib/exec.js";
 import { sha256OfFile } from "../lib/files.js";
 import { log, StepError, warn } from "../lib/log.js";
 import { minimalEnv } from "../lib/minimal-env.js";
@@ -15,33 +15,12 @@ import { extractGoose } from "./goose-archive.js";
 import { agentapiAssetUrl, gooseAssetUrl, type ReleaseArch, requireReleaseArch } from "./release-assets.js";
 import { runToLog } from "./script-run.js";
 import { shownUrl } from "./url-policy.js";
-
-/**
- * The version a binary reports. It may be a download nothing verified, so it
- * runs with the minimal environment: never the agent's token or the
- * provider's keys.
- */
-export async function installedVersion(binary: string, env: NodeJS.ProcessEnv): Promise<string | null> {
-  return (await versionAnswer(binary, env)).version;
-}
-
-/** installedVersion, with what the binary printed (null when `--version` failed). */
-async function versionAnswer(
-  binary: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ version: string | null; output: string | null }> {
-  const out = await run(binary, ["--version"], { env: minimalEnv(env), timeoutMs: 20_000 });
-  return out.code === 0
-    ? { version: parseVersionOutput(out.stdout), output: out.stdout }
-    : { version: null, output: null };
-}
+import type { VersionAsker } from "./version-memo.js";
 
 /** What the start log says about an install: verified, NOT verified, or why nothing was downloaded. */
 export interface Installed {
   bin: string;
   download: string;
-  /** What `bin --version` printed when the install ran it (the version gate then asks no second time); absent when it did not. */
-  versionOutput?: string;
 }
 
 /** A Goose ready to run, and the version it reported (null: `--version` failed or printed none). */
@@ -113,13 +92,14 @@ export async function ensureAgentapi(opts: {
   binDir: string;
   pathValue: string;
   env: NodeJS.ProcessEnv;
+  versions: VersionAsker;
 }): Promise<Installed> {
   if (!opts.install) {
     const bin = await linkAgentapiFromPath(opts.binDir, opts.pathValue);
-    // Asked here, beside Goose's check, for the start's version gate, which
-    // would otherwise ask once the install has ended.
-    const there = await versionAnswer(bin, opts.env);
-    return { bin, download: "none (install_agentapi = false)", versionOutput: there.output ?? undefined };
+    // Asked here (or recalled), beside Goose's check, for the start's
+    // version gate, which would otherwise ask once the install has ended.
+    await opts.versions.ask(bin);
+    return { bin, download: "none (install_agentapi = false)" };
   }
   const target = path.join(opts.binDir, "agentapi");
   const wanted = clean(opts.version);
@@ -129,18 +109,18 @@ export async function ensureAgentapi(opts: {
   const what = `agentapi ${opts.version}`;
   if (expected !== null) {
     const actual = await sha256OfFile(target);
-    const there = actual === expected ? await versionAnswer(target, opts.env) : null;
+    const there = actual === expected ? await opts.versions.ask(target) : null;
     if (there !== null && there.version === wanted && there.output !== null) {
       log(`${what} at ${target} verified: SHA-256 ${actual} matches agentapi_sha256["${arch}"]`);
-      return { bin: target, download: "verified (already installed)", versionOutput: there.output };
+      return { bin: target, download: "verified (already installed)" };
     }
     if (actual !== null)
       log(`${target} has SHA-256 ${actual}, not agentapi_sha256["${arch}"]; downloading the pinned AgentAPI again`);
   } else if (wanted) {
-    const there = await versionAnswer(target, opts.env);
+    const there = await opts.versions.ask(target);
     if (there.version === wanted && there.output !== null) {
       log(`agentapi ${wanted} already installed at ${target} (NOT verified: agentapi_sha256 is empty)`);
-      return { bin: target, download: "none (already installed)", versionOutput: there.output };
+      return { bin: target, download: "none (already installed)" };
     }
   }
   await mkdirPrivate(opts.binDir);
@@ -149,14 +129,15 @@ export async function ensureAgentapi(opts: {
   const { verified } = await fetchChecked({ what, url, dest: fetched, sha256: opts.sha256, arch, env: opts.env });
   try {
     await chmod(fetched, 0o755);
-    const got = await versionAnswer(fetched, opts.env);
+    const got = await opts.versions.ask(fetched);
     if (got.version === null || got.output === null)
       throw new StepError(
         `the file downloaded from ${shownUrl(url)} is not a working agentapi binary (agentapi --version failed). Check agentapi_download_url.`,
       );
     await rename(fetched, target);
+    await opts.versions.renamed(fetched, target);
     log(`agentapi ${got.version} installed at ${target}`);
-    return { bin: target, download: verifiedWord(verified), versionOutput: got.output };
+    return { bin: target, download: verifiedWord(verified) };
   } catch (error) {
     await rm(fetched, { force: true });
     throw error;
@@ -185,6 +166,7 @@ interface GooseInstall {
   scriptsDir: string;
   logsDir: string;
   env: NodeJS.ProcessEnv;
+  versions: VersionAsker;
 }
 
 /**
@@ -316,7 +298,7 @@ export async function ensureGoose(
     return {
       bin: existing,
       download: "none (install_goose = false)",
-      version: await installedVersion(existing, opts.env),
+      version: (await opts.versions.ask(existing)).version,
     };
   }
   const wanted = clean(opts.version) ?? opts.version;
@@ -333,7 +315,7 @@ export async function ensureGoose(
       actual !== null &&
       actual === record?.sha256 &&
       record.tarball_sha256 === expected &&
-      (await installedVersion(installed, opts.env)) === wanted
+      (await opts.versions.ask(installed)).version === wanted
     ) {
       log(
         `goose ${wanted} at ${installed} verified: SHA-256 ${actual}, as unpacked from the tarball that matched goose_sha256["${arch}"]`,
@@ -344,7 +326,7 @@ export async function ensureGoose(
       log(
         `${existing} is not the goose this module unpacked from a tarball matching goose_sha256["${arch}"], so it is not used; installing the pinned Goose`,
       );
-  } else if (!pinned && existing && (await installedVersion(existing, opts.env)) === wanted) {
+  } else if (!pinned && existing && (await opts.versions.ask(existing)).version === wanted) {
     log(`goose ${wanted} already installed at ${existing} (NOT verified: goose_sha256 is empty)`);
     return { bin: existing, download: "none (already installed)", version: wanted };
   }
@@ -360,7 +342,7 @@ export async function ensureGoose(
   } else {
     await installGooseWithInstaller({ ...opts, version: wanted });
   }
-  const got = await installedVersion(candidate, opts.env);
+  const got = (await opts.versions.ask(candidate)).version;
   if (got === null) {
     if (candidate !== installed) await rm(candidate, { force: true });
     throw new StepError(
@@ -368,11 +350,13 @@ export async function ensureGoose(
     );
   }
   const binarySha256 = tarball === null ? null : await sha256OfFile(candidate);
-  if (candidate !== installed)
+  if (candidate !== installed) {
     await rename(candidate, installed).catch(async (error) => {
       await rm(candidate, { force: true });
       throw error;
     });
+    await opts.versions.renamed(candidate, installed);
+  }
   if (tarball !== null && binarySha256 !== null) {
     const record: GooseRecord = { binary: installed, sha256: binarySha256, tarball_sha256: tarball };
     await writeFileAtomic(recordFile, `${JSON.stringify(record)}\n`, { mode: 0o600 });

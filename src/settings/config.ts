@@ -27,8 +27,8 @@ export interface ModulePaths {
   stateFile: string;
   pidFile: string;
   launchRecord: string;
-  /** What the install script learned of the AgentAPI binary, for the start (install/agentapi-memo.ts). */
-  agentapiMemo: string;
+  /** What each binary the install asked printed for `--version` (install/version-memo.ts). */
+  versionMemo: string;
   promptFile: string;
   /** The PID of the supervisor that restarts AgentAPI, written by the supervisor itself. */
   supervisorPid: string;
@@ -141,7 +141,7 @@ function modulePaths(home: string, layer: Fields): ModulePaths {
     stateFile,
     pidFile: layer.path("pid_file", path.join(dir, "agentapi.pid")),
     launchRecord: path.join(dir, "agentapi-launch.json"),
-    agentapiMemo: path.join(dir, "agentapi-version.json"),
+    versionMemo: path.join(dir, "versions.json"),
     promptFile: path.join(dir, "first-prompt.md"),
     supervisorPid: path.join(dir, "supervisor.pid"),
     tmp: path.join(dir, "tmp"),

@@ -1,7 +1,6 @@
-import { type FSWatcher, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
+import { watchFolders } from "../lib/folder-changes.js";
 import { log, StepError } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { isRunning } from "../lib/processes.js";
@@ -67,21 +66,16 @@ export function judgeInstallState(
  * Resolves once the install of agent run `run` has ended well; throws, with
  * the fix first, when it failed, died, or never began. Woken by the module
  * folder's changes where the folder can be watched (the rename that ends the
- * install), and every 50 ms regardless, which is what notices a dead install.
+ * install), a change made while the file is read included, and every 50 ms
+ * regardless, which is what notices a dead install.
  */
 export async function waitForInstall(dir: string, run: string, name: string): Promise<void> {
   const file = path.join(dir, "install.state");
   const installLog = path.join(dir, "logs", "install.log");
   const began = Date.now();
   const read = () => readFile(file, "utf8").catch(() => null);
-  let wake: (() => void) | null = null;
-  let watcher: FSWatcher | null = null;
-  try {
-    watcher = watch(dir, { persistent: false }, () => wake?.());
-    watcher.on("error", () => undefined);
-  } catch {
-    // No folder yet (the install makes it), or no inotify: the 50 ms steps alone.
-  }
+  // No folder yet (the install makes it), or no inotify: the 50 ms steps alone.
+  const changes = watchFolders([dir]);
   let announced = false;
   try {
     await pollUntil(
@@ -110,16 +104,10 @@ export async function waitForInstall(dir: string, run: string, name: string): Pr
         // boot downloads Node.js, AgentAPI and Goose); its own steps are bounded.
         timeoutMs: Number.POSITIVE_INFINITY,
         intervalMs: 50,
-        wait: (ms) =>
-          Promise.race([
-            delay(ms),
-            new Promise<void>((resolve) => {
-              wake = resolve;
-            }),
-          ]),
+        wait: (ms) => changes.wait(ms),
       },
     );
   } finally {
-    watcher?.close();
+    changes.close();
   }
 }

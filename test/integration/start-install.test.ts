@@ -190,10 +190,11 @@ describe("start script", () => {
     expect(await versions()).toHaveLength(1);
     await stop(ws, rendered);
 
+    // The pin is checked again (SHA-256); the file that answered is not asked again.
     const second = await start(ws, rendered);
     expect(second.stdout).toContain("downloads: agentapi verified (already installed);");
     expect(second.stdout).toContain(gate);
-    expect(await versions()).toHaveLength(2);
+    expect(await versions()).toHaveLength(1);
   });
 
   it("asks an agentapi found on PATH for its version in the install, beside Goose's check, and the start asks no second time", async () => {
@@ -213,8 +214,13 @@ describe("start script", () => {
     const versions = (await readFile(calls, "utf8")).split("\n").filter((line) => line === "--version");
     expect(versions).toHaveLength(1);
     // The install's answer, kept for the start by the binary's identity.
-    const memo = JSON.parse(await readFile(path.join(ws.moduleDir, "agentapi-version.json"), "utf8"));
-    expect(memo.output).toContain(tools.agentapiNewVersion);
+    const memo = JSON.parse(await readFile(path.join(ws.moduleDir, "versions.json"), "utf8"));
+    expect(memo.answers.find((a: { bin: string }) => a.bin === agentapi)?.output).toContain(tools.agentapiNewVersion);
+    await stop(ws, rendered, agentapi);
+
+    // The next boot's install recalls it too, while the file is the one that answered.
+    await start(ws, rendered, agentapi);
+    expect((await readFile(calls, "utf8")).split("\n").filter((line) => line === "--version")).toHaveLength(1);
     await stop(ws, rendered, agentapi);
   });
 

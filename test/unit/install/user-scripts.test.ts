@@ -1,7 +1,7 @@
 import { stat, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { installedVersion } from "../../../src/install/install.js";
 import { runUserScript } from "../../../src/install/user-scripts.js";
+import { askVersion } from "../../../src/install/version-memo.js";
 import { readText, scratchDir } from "../scratch.js";
 
 const at = scratchDir("user-scripts-test");
@@ -25,14 +25,14 @@ describe("runUserScript", () => {
   });
 });
 
-describe("installedVersion", () => {
+describe("askVersion", () => {
   it.each([
     ["fake-goose", "echo ' 1.47.0'", "1.47.0"],
     ["broken", "echo 1.0.0\nexit 1", null],
   ])("reads the version %s prints, without a shell: %j", async (name, body, version) => {
     await writeFile(at(name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-    expect(await installedVersion(at(name), { PATH })).toBe(version);
-    expect(await installedVersion(at("missing"), { PATH })).toBeNull();
+    expect((await askVersion(at(name), { PATH })).version).toBe(version);
+    expect(await askVersion(at("missing"), { PATH })).toEqual({ version: null, output: null });
   });
 
   it("runs the binary, which may be an unverified download, without the agent's token or the provider's keys", async () => {
@@ -41,7 +41,7 @@ describe("installedVersion", () => {
     await writeFile(bin, `#!/bin/sh\nenv > '${seen}'\necho 'agentapi version 0.12.2'\n`, { mode: 0o755 });
     const coder = { CODER_AGENT_TOKEN: "agent-token-secret", CODER_AGENT_URL: "https://coder.example.com" };
     const env = { PATH, HOME: at(), ...coder, ANTHROPIC_API_KEY: "sk-ant-secret" };
-    expect(await installedVersion(bin, env)).toBe("0.12.2");
+    expect((await askVersion(bin, env)).version).toBe("0.12.2");
     const lines = (await readText(seen)).split("\n");
     expect(lines.filter((line) => line.startsWith("CODER") || line.includes("secret"))).toEqual([]);
     expect(lines).toContain(`HOME=${at()}`);

@@ -5,6 +5,7 @@ import { installAndConfigure } from "./install-script/install-step.js";
 import { ensurePortFree, prepareFolders } from "./launch/start-checks.js";
 import { keepLogIn, log, phase, reportFatal } from "./lib/log.js";
 import { portHolderIfTaken } from "./lib/port-owner.js";
+import { recordInstallDone } from "./lifecycle/install-done.js";
 import { applyPromptSources } from "./predecessor/prompt-env.js";
 import { homeDir, parseStartConfig, takeScriptInputs } from "./settings/config.js";
 
@@ -13,7 +14,7 @@ import { homeDir, parseStartConfig, takeScriptInputs } from "./settings/config.j
 // runs after it (the coder_scripts' wrapper orders the two) and launches what
 // it left.
 async function main(): Promise<void> {
-  const { settings } = takeScriptInputs();
+  const { settings, run } = takeScriptInputs();
   const home = homeDir();
   const prompts = applyPromptSources(parseStartConfig(settings, home));
   const { config } = prompts;
@@ -27,12 +28,18 @@ async function main(): Promise<void> {
   const running = await findRunningAgentapi(paths.pidFile, port);
   if (running.status === "running") {
     log(`AgentAPI is already running (PID ${running.pid}); nothing is installed or configured under it`);
-    return;
+    return done(paths.dir, run);
   }
   await phase("install-port", () => ensurePortFree(port, portHolder));
   const versions = new VersionAsker(await readVersionMemo(paths.versionMemo), process.env);
   await installAndConfigure(config, paths, home, versions, prompts.envSystemPrompt);
   await writeVersionMemo(paths.versionMemo, versions.answers, versions.held);
+  await done(paths.dir, run);
+}
+
+/** Tells the start the install went well, as this script's last step (lifecycle/install-done.ts). */
+async function done(dir: string, run: string | null): Promise<void> {
+  if (run !== null) await recordInstallDone(dir, run);
 }
 
 main().then(

@@ -1,4 +1,4 @@
-import { readdir, rm } from "node:fs/promises";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ensurePrivateDir } from "../lib/private-dirs.js";
 
@@ -15,7 +15,7 @@ const UPLOADS_PREFIX = "agentapi-uploads-";
  */
 export async function prepareAgentapiTmp(dir: string): Promise<void> {
   await ensurePrivateDir(dir);
-  for (const name of await readdir(dir)) {
-    if (name.startsWith(UPLOADS_PREFIX)) await rm(path.join(dir, name), { recursive: true, force: true });
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(UPLOADS_PREFIX)) rmSync(path.join(dir, name), { recursive: true, force: true });
   }
 }

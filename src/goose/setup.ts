@@ -1,7 +1,7 @@
-import { lstat, readFile, realpath, stat } from "node:fs/promises";
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "../lib/atomic-write.js";
-import { ownedByUs } from "../lib/files.js";
+import { ownedByUs, readTextOrNull } from "../lib/files.js";
 import { mkdirPrivate } from "../lib/private-dirs.js";
 import type { GooseSettings } from "../settings/config.js";
 import { extensionsLayer, moduleExtensions, upsertHintsBlock } from "./goose-config.js";
@@ -34,7 +34,7 @@ type Location = { kind: "missing" } | { kind: "file"; path: string; mode: number
 async function locate(file: string): Promise<Location> {
   let info;
   try {
-    info = await lstat(file);
+    info = lstatSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
     return { kind: "refuse", reason: `it could not be examined (${(error as Error).message})` };
@@ -49,14 +49,14 @@ async function locate(file: string): Promise<Location> {
     return { kind: "refuse", reason: `it is a symbolic link that belongs to another user (uid ${info.uid})` };
   let target: string;
   try {
-    target = await realpath(file);
+    target = realpathSync(file);
   } catch (error) {
     return {
       kind: "refuse",
       reason: `it is a symbolic link whose target cannot be reached (${(error as Error).message})`,
     };
   }
-  const targetInfo = await stat(target);
+  const targetInfo = statSync(target);
   if (!targetInfo.isFile())
     return { kind: "refuse", reason: `it is a symbolic link to ${target}, which is not a regular file` };
   if (!ownedByUs(targetInfo.uid))
@@ -65,7 +65,7 @@ async function locate(file: string): Promise<Location> {
       reason: `it is a symbolic link to ${target}, which belongs to another user (uid ${targetInfo.uid})`,
     };
   const folder = path.dirname(target);
-  if (((await stat(folder)).mode & 0o022) !== 0)
+  if ((statSync(folder).mode & 0o022) !== 0)
     return { kind: "refuse", reason: `it is a symbolic link to ${target}, whose folder other users can write to` };
   return { kind: "file", path: target, mode: targetInfo.mode & 0o777 };
 }
@@ -90,7 +90,7 @@ async function updateUserFile(
   let before: string | null = null;
   if (where.kind === "file") {
     try {
-      before = await readFile(where.path, "utf8");
+      before = readFileSync(where.path, "utf8");
     } catch (error) {
       return { file, action: "skipped", warning: advise(`it could not be read (${(error as Error).message})`) };
     }
@@ -107,7 +107,7 @@ async function updateUserFile(
   } catch (error) {
     return { file, action: "skipped", warning: advise(`writing it failed (${(error as Error).message})`) };
   }
-  const written = await readFile(file, "utf8").catch(() => null);
+  const written = readTextOrNull(file);
   if (written !== decision.text)
     return {
       file,
@@ -131,7 +131,7 @@ export function gooseConfigDir(env: NodeJS.ProcessEnv, home: string): string {
  * changes, and read back.
  */
 async function writeModuleFile(file: string, text: string, detail: string): Promise<FileOutcome> {
-  const before = await readFile(file, "utf8").catch(() => null);
+  const before = readTextOrNull(file);
   if (before === text) return { file, action: "unchanged" };
   const skipped = (why: string): FileOutcome => ({
     file,
@@ -144,7 +144,7 @@ async function writeModuleFile(file: string, text: string, detail: string): Prom
   } catch (error) {
     return skipped((error as Error).message);
   }
-  if ((await readFile(file, "utf8").catch(() => null)) !== text) return skipped("reading it back gave other text");
+  if (readTextOrNull(file) !== text) return skipped("reading it back gave other text");
   return { file, action: before === null ? "created" : "written", detail };
 }
 

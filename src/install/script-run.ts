@@ -1,3 +1,4 @@
+import { closeSync } from "node:fs";
 import { openLog } from "../lib/command-log.js";
 
 /**
@@ -29,14 +30,14 @@ export async function runToLog(
   // Loaded here, not at the top: a warm start runs no script, and evaluating
   // zx's modules is most of what the install's bundle costs to load.
   const { $ } = await import("zx/core");
-  const out = await openLog(opts.logFile);
+  const out = openLog(opts.logFile);
   try {
     const shell = $({
       shell: "/bin/sh",
       prefix: "",
       postfix: "",
       quote: shellQuote,
-      stdio: ["ignore", out.fd, out.fd],
+      stdio: ["ignore", out, out],
       detached: false,
       nothrow: true,
       quiet: true,
@@ -49,6 +50,6 @@ export async function runToLog(
     const output = await shell`exec ${command} ${args}`;
     return output.exitCode ?? (output.signal ? 128 : 1);
   } finally {
-    await out.close();
+    closeSync(out);
   }
 }

@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { rmSync } from "node:fs";
 import { parseVersionOutput } from "../agentapi/version-gate.js";
 import { writeFileAtomic } from "../lib/atomic-write.js";
 import { run } from "../lib/exec.js";
@@ -115,6 +115,6 @@ export async function writeVersionMemo(file: string, answers: VersionAnswer[], h
   const same = (a: VersionAnswer, b: VersionAnswer | undefined) =>
     b !== undefined && a.bin === b.bin && a.output === b.output && sameIdentity(a.identity, b.identity);
   if (kept.length === held.length && kept.every((answer, i) => same(answer, held[i]))) return;
-  if (kept.length === 0) return void (await rm(file, { force: true }));
+  if (kept.length === 0) return void rmSync(file, { force: true });
   await writeFileAtomic(file, `${JSON.stringify({ answers: kept })}\n`, { mode: 0o600 });
 }

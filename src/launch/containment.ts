@@ -1,4 +1,5 @@
-import { lstat, readFile, readlink } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { lstat, readlink } from "node:fs/promises";
 import path from "node:path";
 import { commandPath } from "../lib/exec.js";
 import { sha256OfFile } from "../lib/files.js";
@@ -112,7 +113,7 @@ export function configFiles(prefix: string[]): string[] {
 
 async function wrapperText(file: string): Promise<string | null> {
   try {
-    const text = await readFile(file, "utf8");
+    const text = readFileSync(file, "utf8");
     return text.length <= MAX_WRAPPER_BYTES && text.startsWith("#!") ? text : null;
   } catch {
     return null;

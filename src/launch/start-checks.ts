@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { AGENTAPI_DEFAULT_PORT, findRunningAgentapi } from "../agentapi/server.js";
 import { checkWritableTarget } from "../lib/atomic-write.js";
@@ -39,7 +39,7 @@ export async function prepareFolders(paths: ModulePaths, projectFolder: string):
   // A clone step that has not run yet (scripts run concurrently unless the
   // template orders them) still finds an empty folder, which `git clone`
   // accepts as its target; nothing is written into it here.
-  const created = await mkdir(projectFolder, { recursive: true });
+  const created = mkdirSync(projectFolder, { recursive: true });
   if (created !== undefined)
     log(
       `folder ${projectFolder} did not exist; created it empty. If a clone step fills it, order Goose after the clone (see the README, "Ordering with other modules")`,

@@ -1,12 +1,24 @@
 import { randomBytes } from "node:crypto";
-import { constants, type Stats } from "node:fs";
-import { lstat, open, rename, symlink, unlink } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  type Stats,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { StepError } from "./log.js";
 
-async function lstatOrNull(file: string): Promise<Stats | null> {
+function lstatOrNull(file: string): Stats | null {
   try {
-    return await lstat(file);
+    return lstatSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
@@ -19,7 +31,7 @@ function folderInTheWay(file: string): StepError {
 
 /** Throws a clear error when `file` is a folder, a symbolic link or another non-file; a missing path is fine. */
 export async function checkWritableTarget(file: string): Promise<void> {
-  const info = await lstatOrNull(file);
+  const info = lstatOrNull(file);
   if (info === null) return;
   if (info.isDirectory()) throw folderInTheWay(file);
   if (info.isSymbolicLink())
@@ -40,12 +52,16 @@ function tempNameFor(file: string): string {
  * `file`. rename(2) replaces a link at `file` rather than writing through it.
  * On any failure the temporary file goes and `file` is left as it was.
  */
-async function renameOver(temp: string, file: string, finish: () => Promise<void>): Promise<void> {
+function renameOver(temp: string, file: string, finish: () => void): void {
   try {
-    await finish();
-    await rename(temp, file);
+    finish();
+    renameSync(temp, file);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Gone already.
+    }
     throw error;
   }
 }
@@ -60,21 +76,21 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: { mode: number; fsync?: boolean },
 ): Promise<void> {
-  if ((await lstatOrNull(file))?.isDirectory()) throw folderInTheWay(file);
+  if (lstatOrNull(file)?.isDirectory()) throw folderInTheWay(file);
   const temp = tempNameFor(file);
-  const handle = await open(
+  const fd = openSync(
     temp,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
     options.mode,
   );
-  await renameOver(temp, file, async () => {
+  renameOver(temp, file, () => {
     try {
       // open(2)'s mode is filtered through the umask; set it exactly.
-      await handle.chmod(options.mode);
-      await handle.writeFile(data);
-      if (options.fsync) await handle.sync();
+      fchmodSync(fd, options.mode);
+      writeFileSync(fd, data);
+      if (options.fsync) fsyncSync(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   });
 }
@@ -85,20 +101,20 @@ export async function copyFileAtomic(
   dst: string,
   options: { mode?: number; fsync?: boolean } = {},
 ): Promise<void> {
-  const handle = await open(src, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const fd = openSync(src, constants.O_RDONLY | constants.O_NOFOLLOW);
   let data: Buffer;
   try {
-    data = await handle.readFile();
+    data = readFileSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   await writeFileAtomic(dst, data, { mode: options.mode ?? 0o600, fsync: options.fsync });
 }
 
 /** Points the link `link` at `target` in one step, the way writeFileAtomic replaces a file: symlink(2) refuses an existing name as O_EXCL does. */
 export async function replaceSymlink(link: string, target: string): Promise<void> {
-  if ((await lstatOrNull(link))?.isDirectory()) throw folderInTheWay(link);
+  if (lstatOrNull(link)?.isDirectory()) throw folderInTheWay(link);
   const temp = tempNameFor(link);
-  await symlink(target, temp);
-  await renameOver(temp, link, async () => undefined);
+  symlinkSync(target, temp);
+  renameOver(temp, link, () => undefined);
 }

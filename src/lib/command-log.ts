@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { type FileHandle, open, readFile } from "node:fs/promises";
+import { constants, openSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 
 export function tail(text: string, lines = 20): string {
   const all = text.replace(/\s+$/, "").split("\n");
@@ -15,9 +15,9 @@ export async function logTail(file: string, lines = 20): Promise<string> {
   }
 }
 
-/** Opens a log for appending, created 0600, never through a link planted at its name. */
-export function openLog(file: string): Promise<FileHandle> {
-  return open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+/** Opens a log for appending, created 0600, never through a link planted at its name; returns its descriptor. */
+export function openLog(file: string): number {
+  return openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
 }
 
 // How big AgentAPI's and the supervisor's logs may grow before the supervisor

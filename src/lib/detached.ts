@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, writeSync } from "node:fs";
 import { openLog } from "./command-log.js";
 
 /**
@@ -19,14 +20,14 @@ export async function startDetached(
   args: string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; firstLine?: string },
 ): Promise<ChildProcess> {
-  const out = await openLog(opts.logFile);
+  const out = openLog(opts.logFile);
   try {
-    if (opts.firstLine !== undefined) await out.write(opts.firstLine);
+    if (opts.firstLine !== undefined) writeSync(out, opts.firstLine);
     const child = spawn(file, args, {
       cwd: opts.cwd,
       env: opts.env,
       detached: true,
-      stdio: ["ignore", out.fd, out.fd],
+      stdio: ["ignore", out, out],
     });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
@@ -34,6 +35,6 @@ export async function startDetached(
     });
     return child;
   } finally {
-    await out.close();
+    closeSync(out);
   }
 }

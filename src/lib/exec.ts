@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
-import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { signal } from "./processes.js";
 
@@ -118,10 +117,10 @@ export async function run(file: string, args: string[], options: RunOptions = {}
   });
 }
 
-async function isExecutableFile(file: string): Promise<boolean> {
+function isExecutableFile(file: string): boolean {
   try {
-    if (!(await stat(file)).isFile()) return false;
-    await access(file, constants.X_OK);
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, constants.X_OK);
     return true;
   } catch {
     return false;
@@ -138,11 +137,11 @@ export async function commandPath(
   pathValue: string | undefined = process.env.PATH,
 ): Promise<string | null> {
   if (name === "") return null;
-  if (name.includes("/")) return (await isExecutableFile(name)) ? path.resolve(name) : null;
+  if (name.includes("/")) return isExecutableFile(name) ? path.resolve(name) : null;
   for (const dir of (pathValue ?? "").split(":")) {
     if (!path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, name);
-    if (await isExecutableFile(candidate)) return candidate;
+    if (isExecutableFile(candidate)) return candidate;
   }
   return null;
 }

@@ -1,12 +1,19 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { access, lstat, readFile, realpath, stat } from "node:fs/promises";
+import { accessSync, createReadStream, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import type { Fields } from "./json-fields.js";
+
+// The module's plain file calls (here and in the helpers beside it) use
+// Node.js's synchronous API. Each asynchronous call is a round trip through
+// libuv's thread pool: about 0.1 ms on an idle machine and over 1 ms on a busy
+// one (two cores, two scripts starting and Goose), and a start makes hundreds
+// of them one after another on its way to AgentAPI (docs/performance.md). The
+// files are small and local; the streams (downloads, checksums) stay
+// asynchronous.
 
 /** A file's text, or null when it does not exist; any other failure is an error worth reporting. */
 export async function readOptional(file: string): Promise<string | null> {
   try {
-    return await readFile(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
@@ -15,15 +22,21 @@ export async function readOptional(file: string): Promise<string | null> {
 
 /** Whether something is at `file` that this process may look at. */
 export async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
+  try {
+    accessSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `dir` with its links resolved, as Goose stores a working folder; as given when it cannot be resolved. */
 export async function resolvedPath(dir: string): Promise<string> {
-  return realpath(dir).catch(() => dir);
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 /** Whether an owner uid is this process's user (always, where there are no uids). */
@@ -46,7 +59,7 @@ export type FileIdentity =
 /** The identity of `file` itself, not of what a link there points to; with `follow`, of what the path leads to. */
 export async function fileIdentity(file: string, follow = false): Promise<FileIdentity> {
   try {
-    const info = await (follow ? stat : lstat)(file, { bigint: true });
+    const info = (follow ? statSync : lstatSync)(file, { bigint: true });
     if (!info.isFile()) return { kind: "other", why: "not a regular file" };
     const { dev, ino, size, mtimeNs, ctimeNs } = info;
     return {
@@ -90,6 +103,15 @@ export async function sha256OfFile(file: string): Promise<string | null> {
   try {
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
     return hash.digest("hex");
+  } catch {
+    return null;
+  }
+}
+
+/** A file's text, or null when it cannot be read for any reason. */
+export function readTextOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, "utf8");
   } catch {
     return null;
   }

@@ -1,5 +1,4 @@
-import { constants } from "node:fs";
-import { chmod, lstat, mkdir, open } from "node:fs/promises";
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import { StepError } from "./log.js";
 
@@ -15,7 +14,7 @@ export async function mkdirPrivate(dir: string): Promise<string[]> {
   const missing: string[] = [];
   for (let current = path.resolve(dir); ; current = path.dirname(current)) {
     try {
-      await lstat(current);
+      lstatSync(current);
       break;
     } catch (error) {
       if (errno(error) !== "ENOENT") throw error;
@@ -26,14 +25,14 @@ export async function mkdirPrivate(dir: string): Promise<string[]> {
   const created: string[] = [];
   for (const folder of missing) {
     try {
-      await mkdir(folder, { mode: 0o700 });
+      mkdirSync(folder, { mode: 0o700 });
     } catch (error) {
       // Another process made it in the meantime; it is not ours to chmod.
       if (errno(error) === "EEXIST") continue;
       throw error;
     }
     // mkdir's mode is filtered through the umask (mkdir(2)).
-    await chmod(folder, 0o700);
+    chmodSync(folder, 0o700);
     created.push(folder);
   }
   return created;
@@ -47,14 +46,14 @@ export async function mkdirPrivate(dir: string): Promise<string[]> {
  */
 export async function ensurePrivateDir(dir: string): Promise<void> {
   await mkdirPrivate(dir);
-  let handle;
+  let fd: number;
   try {
     // O_NOFOLLOW checks the folder itself, not whatever a link points to.
-    handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
     if (errno(error) !== "ELOOP" && errno(error) !== "ENOTDIR") throw error;
     // Linux answers ENOTDIR for a link to a folder, as for a file.
-    if ((await lstat(dir)).isSymbolicLink()) {
+    if (lstatSync(dir).isSymbolicLink()) {
       throw new StepError(
         `${dir} is a symbolic link; the module keeps its private files only in a real folder. Replace the link with a folder (mkdir -m 700 ${dir}) or choose another path.`,
       );
@@ -62,7 +61,7 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
     throw new StepError(`${dir} exists and is not a folder; move it away so the module can create its folder there.`);
   }
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
     const uid = typeof process.getuid === "function" ? process.getuid() : null;
     if (uid !== null && info.uid !== uid) {
       throw new StepError(
@@ -76,6 +75,6 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
       );
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

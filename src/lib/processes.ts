@@ -1,4 +1,4 @@
-import { readdir, readFile, readlink, rm } from "node:fs/promises";
+import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-write.js";
 import { pollUntil } from "./poll.js";
 
@@ -11,7 +11,7 @@ export function parsePid(text: string): number | null {
 
 export async function readPidFile(file: string): Promise<number | null> {
   try {
-    return parsePid(await readFile(file, "utf8"));
+    return parsePid(readFileSync(file, "utf8"));
   } catch {
     return null;
   }
@@ -23,7 +23,7 @@ export async function writePidFile(file: string, pid: number): Promise<void> {
 
 /** Removes the PID file only while it still names `pid`: a start that ran meanwhile may have written its own. */
 export async function removePidFile(file: string, pid: number): Promise<void> {
-  if ((await readPidFile(file)) === pid) await rm(file, { force: true });
+  if ((await readPidFile(file)) === pid) rmSync(file, { force: true });
 }
 
 /**
@@ -40,8 +40,17 @@ export function parseStat(text: string): { state: string; ppid: number } | null 
   return { state, ppid: Number(ppid) };
 }
 
+/** A /proc file's text, or "" when the process is gone or not this user's. */
+function readProc(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 async function readStat(pid: number): Promise<{ state: string; ppid: number } | null> {
-  return parseStat(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""));
+  return parseStat(readProc(`/proc/${pid}/stat`));
 }
 
 /** The parent of a process; null when it is gone or has none. */
@@ -63,7 +72,7 @@ export async function isRunning(pid: number): Promise<boolean> {
 /** The argv of a live process, or null when it is gone (or a zombie, which has an empty cmdline). */
 export async function readCmdline(pid: number): Promise<string[] | null> {
   try {
-    const raw = await readFile(`/proc/${pid}/cmdline`, "utf8");
+    const raw = readFileSync(`/proc/${pid}/cmdline`, "utf8");
     const argv = raw.split("\0").filter((part, i, all) => !(i === all.length - 1 && part === ""));
     return argv.length > 0 ? argv : null;
   } catch {
@@ -72,7 +81,12 @@ export async function readCmdline(pid: number): Promise<string[] | null> {
 }
 
 export async function listPids(): Promise<number[]> {
-  const entries = await readdir("/proc").catch(() => [] as string[]);
+  let entries: string[] = [];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    // No /proc: no process can be looked up.
+  }
   return entries.filter((entry) => /^[0-9]+$/.test(entry)).map(Number);
 }
 
@@ -86,7 +100,7 @@ export async function startedWith(entry: string): Promise<number[]> {
   const found: number[] = [];
   for (const pid of await listPids()) {
     if (pid === process.pid) continue;
-    const environ = await readFile(`/proc/${pid}/environ`, "utf8").catch(() => "");
+    const environ = readProc(`/proc/${pid}/environ`);
     if (environ.split("\0").includes(entry) && (await isRunning(pid))) found.push(pid);
   }
   return found;
@@ -114,8 +128,20 @@ export async function descendsFrom(pid: number, ancestor: number): Promise<boole
 
 /** Whether one of the process's file descriptors is one of these sockets (only this user's processes can be read). */
 export async function holdsSocket(pid: number, inodes: Set<string>): Promise<boolean> {
-  for (const fd of await readdir(`/proc/${pid}/fd`).catch(() => [] as string[])) {
-    const match = /^socket:\[([0-9]+)\]$/.exec(await readlink(`/proc/${pid}/fd/${fd}`).catch(() => ""));
+  let fds: string[] = [];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false; // gone, or not this user's
+  }
+  for (const fd of fds) {
+    let target = "";
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile
+    }
+    const match = /^socket:\[([0-9]+)\]$/.exec(target);
     if (match && inodes.has(match[1] as string)) return true;
   }
   return false;

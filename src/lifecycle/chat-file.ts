@@ -1,4 +1,4 @@
-import { readFile, rm } from "node:fs/promises";
+import { readFileSync, rmSync } from "node:fs";
 import { judgeStateAfterStop } from "../agentapi/state-check.js";
 import { type StateSummary, summarizeState } from "../agentapi/state-file.js";
 import { withoutStatus } from "../goose/screen.js";
@@ -71,7 +71,7 @@ function parseChat(text: string): { state: Record<string, unknown>; messages: un
  */
 async function readOwner(file: string): Promise<ChatOwner | null> {
   try {
-    const parsed = JSON.parse(await readFile(file, "utf8")) as Partial<ChatOwner>;
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ChatOwner>;
     if (typeof parsed.session_name !== "string") return null;
     return {
       session_name: parsed.session_name,
@@ -164,12 +164,12 @@ export async function prepareChat(
 ): Promise<string | null> {
   const files = chatFiles(stateFile);
   const { saved } = opts;
-  await rm(files.tmp, { force: true });
+  rmSync(files.tmp, { force: true });
   let backup: string | null = null;
   if (opts.action === "set-aside") {
     const kept = files.setAside(new Date());
     const removed = await setAside(files.state, kept, opts.restart ? Number.POSITIVE_INFINITY : SET_ASIDE_KEEP);
-    await rm(files.backup, { force: true });
+    rmSync(files.backup, { force: true });
     warn(
       `${opts.why ?? "stale AgentAPI state"}; moved ${files.state} to ${kept} so the dashboard does not show a history Goose cannot remember`,
     );
@@ -180,7 +180,7 @@ export async function prepareChat(
     log(`AgentAPI state: ${saved.summary.messages} message(s) kept; backup at ${files.backup}`);
     backup = files.backup;
   } else {
-    await rm(files.backup, { force: true });
+    rmSync(files.backup, { force: true });
   }
   await writeFileAtomic(files.owner, `${JSON.stringify(opts.owner)}\n`, { mode: 0o600 });
   return backup;

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { type FileHandle, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import { closeSync, constants, mkdirSync, openSync, readdirSync, renameSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server } from "node:net";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -55,17 +54,17 @@ function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code;
 }
 
-/** The lock folder, created 0700 and checked to be this user's; null when the module folder is missing. */
-async function openLockDir(moduleDir: string): Promise<FileHandle | null> {
+/** The lock folder's descriptor, created 0700 and checked to be this user's; null when the module folder is missing. */
+async function openLockDir(moduleDir: string): Promise<number | null> {
   const dir = path.join(moduleDir, LOCK_DIR);
   try {
-    await mkdir(dir, { mode: 0o700 });
+    mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
     if (errno(error) === "ENOENT") return null;
     if (errno(error) !== "EEXIST") throw error;
   }
   await ensurePrivateDir(dir);
-  return open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  return openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
 }
 
 /** Listens at `address`; each connection is told `says()`: who holds the lock, or nothing while this only contends. */
@@ -110,6 +109,14 @@ function probe(address: string): Promise<Probe> {
   });
 }
 
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Gone already.
+  }
+}
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -125,7 +132,7 @@ function processAlive(pid: number): boolean {
  */
 async function others(at: (name: string) => string, mine: string): Promise<string[]> {
   const live: string[] = [];
-  for (const name of await readdir(at(""))) {
+  for (const name of readdirSync(at(""))) {
     if (name.slice(2) === mine) continue;
     if (name.startsWith("c-")) {
       const outcome = await probe(at(name));
@@ -133,11 +140,11 @@ async function others(at: (name: string) => string, mine: string): Promise<strin
       // Only a refused name is removed. A missing one may be back by now, its
       // contender's next try, listening: removing it then took a live entry
       // (seen on a loaded machine as that contender's rename failing ENOENT).
-      else if ("dead" in outcome) await unlink(at(name)).catch(() => undefined);
+      else if ("dead" in outcome) unlinkQuietly(at(name));
     } else if (name.startsWith("t-")) {
       // A `t-` socket may not be listening yet; only its process's death makes it stale.
       const pid = Number(name.split("-")[1]);
-      if (Number.isSafeInteger(pid) && pid > 0 && !processAlive(pid)) await unlink(at(name)).catch(() => undefined);
+      if (Number.isSafeInteger(pid) && pid > 0 && !processAlive(pid)) unlinkQuietly(at(name));
     }
   }
   return live;
@@ -155,21 +162,21 @@ export async function acquireLifecycleLock(
 ): Promise<LockOutcome> {
   const dir = await openLockDir(moduleDir);
   if (dir === null) return { noFolder: true };
-  const at = (name: string) => `/proc/self/fd/${dir.fd}/${name}`;
+  const at = (name: string) => `/proc/self/fd/${dir}/${name}`;
   const mine = `${process.pid}-${randomBytes(6).toString("hex")}`;
   let holding = false;
   let server: Server | undefined;
   const giveUp = async () => {
     server?.close();
-    await unlink(at(`t-${mine}`)).catch(() => undefined);
-    await dir.close();
+    unlinkQuietly(at(`t-${mine}`));
+    closeSync(dir);
   };
   try {
     server = await listen(at(`t-${mine}`), () => (holding ? `${role} ${process.pid}\n` : ""));
     const started = Date.now();
     let holder = "unknown";
     for (;;) {
-      await rename(at(`t-${mine}`), at(`c-${mine}`));
+      renameSync(at(`t-${mine}`), at(`c-${mine}`));
       const live = await others(at, mine);
       if (live.length === 0) {
         holding = true;
@@ -178,14 +185,14 @@ export async function acquireLifecycleLock(
           lock: {
             release: async () => {
               holding = false;
-              await unlink(at(`c-${mine}`)).catch(() => undefined);
+              unlinkQuietly(at(`c-${mine}`));
               await new Promise<void>((resolve) => held.close(() => resolve()));
-              await dir.close();
+              closeSync(dir);
             },
           },
         };
       }
-      await rename(at(`c-${mine}`), at(`t-${mine}`));
+      renameSync(at(`c-${mine}`), at(`t-${mine}`));
       holder = live.find((says) => says !== "") ?? holder;
       const aborted = opts.abort?.();
       const waitedMs = Date.now() - started;

@@ -1,6 +1,7 @@
-import { constants } from "node:fs";
-import { open, readdir, rename } from "node:fs/promises";
+import { constants, readdirSync, renameSync } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
+import { exists } from "../lib/files.js";
 import { warn } from "../lib/log.js";
 
 /**
@@ -28,7 +29,12 @@ function countOf(name: string): number | null {
 
 /** How many stops this module folder has seen; 0 before the first (or without the folder). */
 export async function stopCount(moduleDir: string): Promise<number> {
-  const names = await readdir(moduleDir).catch(() => [] as string[]);
+  let names: string[] = [];
+  try {
+    names = readdirSync(moduleDir);
+  } catch {
+    return 0; // no module folder yet
+  }
   return names.reduce((most, name) => Math.max(most, countOf(name) ?? 0), 0);
 }
 
@@ -41,7 +47,7 @@ async function countOnce(moduleDir: string): Promise<number> {
   const now = await stopCount(moduleDir);
   const next = path.join(moduleDir, `${PREFIX}${now + 1}`);
   if (now > 0) {
-    await rename(path.join(moduleDir, `${PREFIX}${now}`), next);
+    renameSync(path.join(moduleDir, `${PREFIX}${now}`), next);
   } else {
     const handle = await open(
       next,
@@ -66,7 +72,7 @@ export async function recordStop(moduleDir: string): Promise<number | null> {
       const code = (error as NodeJS.ErrnoException).code;
       // Another stop moved the count on first: count again from the new name.
       if ((code === "ENOENT" || code === "EEXIST") && attempt < 5) {
-        if (code === "ENOENT" && (await readdir(moduleDir).catch(() => null)) === null) return null;
+        if (code === "ENOENT" && !exists(moduleDir)) return null;
         continue;
       }
       warn(

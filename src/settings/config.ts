@@ -280,7 +280,8 @@ export function homeDir(): string {
  * comes through the environment, not a file, so a stop needs no disk space),
  * and the script's own code (CODER_MODULE_SCRIPT, gzip+base64), with which the
  * start launches helpers running the same code without writing it to disk.
- * `ownScript` is null when the wrapper did not pass it. `stopsSeen`: the stop
+ * `ownScript()` gives that code as passed, once checked to unpack (only a
+ * start that launches a helper asks), or null when the wrapper passed none. `stopsSeen`: the stop
  * count the start's wrapper noted as it began, before the install could end
  * (CODER_MODULE_STOPS_SEEN); null when it passed none. `run`: the agent run
  * whose install the start waits for (CODER_MODULE_RUN, start/install-wait.ts);
@@ -288,7 +289,7 @@ export function homeDir(): string {
  */
 export function takeScriptInputs(env: NodeJS.ProcessEnv = process.env): {
   settings: unknown;
-  ownScript: Buffer | null;
+  ownScript: () => string | null;
   stopsSeen: number | null;
   run: string | null;
 } {
@@ -299,7 +300,7 @@ export function takeScriptInputs(env: NodeJS.ProcessEnv = process.env): {
   for (const name of [ENV_NAME, SCRIPT_ENV_NAME, STOPS_ENV_NAME, RUN_ENV_NAME]) delete env[name];
   return {
     settings: decodeSettings(encodedSettings),
-    ownScript: decodeScript(encodedScript),
+    ownScript: () => (encodedScript !== undefined && decodeScript(encodedScript) !== null ? encodedScript : null),
     stopsSeen: stops !== undefined && /^[0-9]{1,15}$/.test(stops) ? Number(stops) : null,
     run: run !== undefined && /^[0-9]+\.[0-9]*$/.test(run) ? run : null,
   };
@@ -319,7 +320,7 @@ function decodeSettings(encoded: string | undefined): unknown {
   }
 }
 
-function decodeScript(encoded: string | undefined): Buffer | null {
+function decodeScript(encoded: string): Buffer | null {
   if (!encoded) return null;
   try {
     return gunzipSync(Buffer.from(encoded, "base64"));

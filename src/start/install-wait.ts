@@ -1,9 +1,10 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { readTextOrNull } from "../lib/files.js";
 import { watchFolders } from "../lib/folder-changes.js";
 import { log, StepError } from "../lib/log.js";
 import { pollUntil } from "../lib/poll.js";
 import { isRunning } from "../lib/processes.js";
+import { installDoneFor, readInstallDone } from "../lifecycle/install-done.js";
 
 // The Coder agent starts every coder_script of a boot at once
 // (agent/agentscripts/agentscripts.go in coder/coder), and the start runs what
@@ -11,9 +12,11 @@ import { isRunning } from "../lib/processes.js";
 // does what needs nothing of it, and waits here before it reads what the
 // install left. The install's sh wrapper (modules/agentapi/templates/run.sh.tftpl)
 // alone writes install.state: "<run> running <pid>" as it begins, "<run> done
-// <exit code>" as it ends, each a new file renamed over the name. <run> names
-// the agent's run (its PID and start time), so a file from an earlier boot
-// never counts.
+// <exit code>" as it ends, each a new file renamed over the name; the
+// install's Node.js part records, as its last step, that it went well
+// (lifecycle/install-done.ts), which the start takes first. <run> names the
+// agent's run (its PID and start time), so a file from an earlier boot never
+// counts.
 
 /** How long the start waits for an install of its own run to begin. */
 const INSTALL_BEGIN_MS = 60_000;
@@ -32,12 +35,17 @@ function stateOfRun(state: string | null, run: string): { kind: "done" | "runnin
   return /^[0-9]{1,10}$/.test(value ?? "") ? { kind, number: Number(value) } : null;
 }
 
-/** What the start makes of the state file's text (`null`: no file) after waiting `waitedMs`. */
+/**
+ * What the start makes of the state file's text (`null`: no file) and the
+ * install's own "done" record (lifecycle/install-done.ts) after waiting
+ * `waitedMs`.
+ */
 export function judgeInstallState(
   state: string | null,
   run: string,
-  opts: { alive: (pid: number) => boolean; waitedMs: number; name: string; installLog: string },
+  opts: { done: string | null; alive: (pid: number) => boolean; waitedMs: number; name: string; installLog: string },
 ): InstallVerdict {
+  if (installDoneFor(opts.done, run)) return { kind: "done" };
   const see = `see the "${opts.name}: Install Script" log in the Coder dashboard, or ${opts.installLog}`;
   const ours = stateOfRun(state, run);
   if (ours?.kind === "done")
@@ -73,18 +81,20 @@ export async function waitForInstall(dir: string, run: string, name: string): Pr
   const file = path.join(dir, "install.state");
   const installLog = path.join(dir, "logs", "install.log");
   const began = Date.now();
-  const read = () => readFile(file, "utf8").catch(() => null);
+  const read = () => readTextOrNull(file);
   // No folder yet (the install makes it), or no inotify: the 50 ms steps alone.
   const changes = watchFolders([dir]);
   let announced = false;
   try {
     await pollUntil(
       async () => {
-        const state = await read();
+        const done = readInstallDone(dir);
+        const state = read();
         const ours = stateOfRun(state, run);
         // A zombie, which the agent has not reaped yet, is gone too.
         const live = ours?.kind === "running" && (await isRunning(ours.number));
         const verdict = judgeInstallState(state, run, {
+          done,
           alive: () => live,
           waitedMs: Date.now() - began,
           name,
@@ -94,7 +104,7 @@ export async function waitForInstall(dir: string, run: string, name: string): Pr
         if (verdict.kind === "failed") throw new StepError(verdict.message);
         // Gone, and the file not rewritten since it was read: the install
         // writes "done" before it exits, so it ended without saying how.
-        if (verdict.kind === "gone" && (await read()) === state) throw new StepError(verdict.message);
+        if (verdict.kind === "gone" && read() === state) throw new StepError(verdict.message);
         if (!announced) log("waiting for the install script");
         announced = true;
         return undefined;

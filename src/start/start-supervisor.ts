@@ -33,7 +33,8 @@ export async function startSupervisor(opts: {
   startedAt: number;
   stopsSeen: number;
   containment: Measured[];
-  code: Buffer | null;
+  /** The script's own code, gzip+base64 as the coder_script passed it. */
+  code: string | null;
 }): Promise<void> {
   const { paths } = opts.config;
   const stopped = () => stoppedSince(paths.dir, opts.stopsSeen);
@@ -59,7 +60,7 @@ export async function startSupervisor(opts: {
       // the document gzip+base64 encoded as the coder_script passes them.
       env: {
         ...process.env,
-        CODER_MODULE_SCRIPT: gzipSync(opts.code).toString("base64"),
+        CODER_MODULE_SCRIPT: opts.code,
         CODER_MODULE_SETTINGS: gzipSync(JSON.stringify(document)).toString("base64"),
         GOOSE_MODULE_RUNTIME: process.execPath,
         GOOSE_MODULE_RUNTIME_KIND: process.versions.bun ? "bun" : "node",

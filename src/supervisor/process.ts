@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { type FileHandle, open, rm } from "node:fs/promises";
+import { closeSync, constants, openSync, readFileSync } from "node:fs";
+import { open, rm } from "node:fs/promises";
 import path from "node:path";
 import { startDetached } from "../lib/detached.js";
 import { log, warn } from "../lib/log.js";
@@ -49,16 +49,16 @@ export function giveUpOf(text: string, launchedAt: string | null): string | null
  * so the user learns it where they look, in the start's log.
  */
 export async function lastGiveUp(paths: ModulePaths): Promise<string | null> {
-  let handle: FileHandle | undefined;
+  let fd: number | undefined;
   try {
-    handle = await open(gaveUpFile(paths), constants.O_RDONLY | constants.O_NOFOLLOW);
-    const text = await handle.readFile("utf8");
+    fd = openSync(gaveUpFile(paths), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const text = readFileSync(fd, "utf8");
     const read = await readLaunchRecord(paths.launchRecord);
     return giveUpOf(text, "record" in read ? read.record.started_at : null);
   } catch {
     return null;
   } finally {
-    await handle?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

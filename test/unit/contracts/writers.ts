@@ -131,6 +131,8 @@ export function tsWriters(files: Named[]): Map<string, Set<string>> {
       if (!at) continue;
       if ((call.callee === "open" || call.callee === "openSync") && !OPENS_FOR_WRITING.test(call.args[1] ?? ""))
         continue;
+      // A write through a descriptor writes the file its open named, which is counted there.
+      if (/^openSync\(/.test(call.fn?.aliases.get(call.args[0] ?? "") ?? "")) continue;
       for (const i of at) {
         const text = expand(call.args[i] ?? "", call.fn);
         const found = call.module.startsWith("lib/") ? new Set<string>() : named(text, files);

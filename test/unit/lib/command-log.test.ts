@@ -1,3 +1,4 @@
+import { closeSync, writeSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { expect, it } from "vitest";
 import { logTail, openLog, tail } from "../../../src/lib/command-log.js";
@@ -23,9 +24,9 @@ it("logTail reads the end of a log, and says so when there is none", async () =>
 it("openLog creates a missing log 0600 and appends to an existing one", async () => {
   const file = at("append.log");
   for (const line of ["one\n", "two\n"]) {
-    const handle = await openLog(file);
-    await handle.write(line);
-    await handle.close();
+    const fd = openLog(file);
+    writeSync(fd, line);
+    closeSync(fd);
   }
   expect(await readText(file)).toBe("one\ntwo\n");
   expect(await modeOf(file)).toBe(0o600);

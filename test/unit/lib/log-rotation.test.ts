@@ -4,6 +4,7 @@
 // sessions and the chat.
 
 import { spawn } from "node:child_process";
+import { closeSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -90,9 +91,9 @@ describe("the logs that live as long as the workspace", () => {
   /** Stands in for AgentAPI: `script`'s output appended to the log the launch opened; its PID file written. */
   async function writer(paths: ModulePaths, script: string): Promise<string> {
     const logFile = path.join(paths.logs, "agentapi.log");
-    const out = await openLog(logFile);
-    const child = spawn("/bin/sh", ["-c", script], { stdio: ["ignore", out.fd, out.fd] });
-    await out.close();
+    const out = openLog(logFile);
+    const child = spawn("/bin/sh", ["-c", script], { stdio: ["ignore", out, out] });
+    closeSync(out);
     started.push(child.pid as number);
     const pidFile = path.join(paths.dir, "agentapi.pid");
     await writeFile(pidFile, `${child.pid}\n`);

@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { rename, writeFile } from "node:fs/promises";
+import { readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { recordInstallDone } from "../../../src/lifecycle/install-done.js";
 import { judgeInstallState, waitForInstall } from "../../../src/start/install-wait.js";
 import { scratchFolders } from "../scratch.js";
 
@@ -10,7 +11,7 @@ const LOG = "/home/u/.coder-modules/coder/goose/logs/install.log";
 const SEE = `see the "Goose: Install Script" log in the Coder dashboard, or ${LOG}`;
 
 describe("judgeInstallState", () => {
-  const cases: Array<[string, string | null, { alive?: boolean; waitedMs?: number }, unknown]> = [
+  const cases: Array<[string, string | null, { done?: string; alive?: boolean; waitedMs?: number }, unknown]> = [
     ["no file yet", null, {}, { kind: "wait" }],
     ["an earlier agent run's, done well", "1.1 done 0\n", {}, { kind: "wait" }],
     ["a run whose name only begins like this one's", "4242.9876543 done 0\n", {}, { kind: "wait" }],
@@ -30,6 +31,25 @@ describe("judgeInstallState", () => {
     ],
     ["a PID that is not a number", "4242.987654 running x\n", { alive: false }, { kind: "wait" }],
     ["a line with more fields", "4242.987654 done 0 0\n", {}, { kind: "wait" }],
+    [
+      "running, and its script recorded that it went well",
+      "4242.987654 running 77\n",
+      { done: "4242.987654 done\n" },
+      { kind: "done" },
+    ],
+    ["none yet, and its script recorded that it went well", null, { done: "4242.987654 done\n" }, { kind: "done" }],
+    [
+      "running, and an earlier run's record that it went well",
+      "4242.987654 running 77\n",
+      { done: "1.1 done\n" },
+      { kind: "wait" },
+    ],
+    [
+      "running, and a record that is not the script's",
+      "4242.987654 running 77\n",
+      { done: "4242.987654 done 0\n" },
+      { kind: "wait" },
+    ],
     ["none yet, just inside the bound", null, { waitedMs: 59_999 }, { kind: "wait" }],
     [
       "none after 60 s",
@@ -44,6 +64,7 @@ describe("judgeInstallState", () => {
   ];
   it.each(cases)("%s", (_, state, opts, verdict) => {
     const judged = judgeInstallState(state, RUN, {
+      done: opts.done ?? null,
       alive: () => opts.alive ?? true,
       waitedMs: opts.waitedMs ?? 0,
       name: "Goose",
@@ -77,6 +98,19 @@ describe("waitForInstall", () => {
     await record(dir, `${RUN} done 0`);
     await waiting;
     expect(ended).toBe(true);
+  });
+
+  it("resolves once this run's install script records that it went well, before its wrapper says so", async () => {
+    const dir = await folder();
+    await record(dir, `${RUN} running ${process.pid}`);
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((text) => lines.push(String(text)) > 0);
+    const waiting = waitForInstall(dir, RUN, "Goose");
+    await vi.waitFor(() => expect(lines.join("")).toContain("waiting for the install script"));
+    write.mockRestore();
+    await recordInstallDone(dir, RUN);
+    await waiting;
+    expect(await readFile(path.join(dir, "install.state"), "utf8")).toBe(`${RUN} running ${process.pid}\n`);
   });
 
   it("fails, naming the install's log, when the install failed", async () => {

@@ -92,11 +92,11 @@ run "the_scripts_announce_themselves_under_coder_utils_names" {
     error_message = "the scripts output lists the coder exp sync names in run order, <namespace>-<module>-<kind>_script as coder-utils makes them"
   }
   assert {
-    condition     = strcontains(output.install_script, "announce acme-aider-install_script\n") && strcontains(output.install_script, "coder exp sync start \"$1\"") && strcontains(output.install_script, "coder exp sync complete \"$1\"")
-    error_message = "the install script announces itself to coder exp sync"
+    condition     = strcontains(output.install_script, "announce acme-aider-install_script\n") && strcontains(output.install_script, "nice -n 19 coder exp sync \"$@\"") && strcontains(output.install_script, "sync_cli start \"$1\"") && strcontains(output.install_script, "sync_cli complete \"$1\"")
+    error_message = "the install script announces itself to coder exp sync, at the lowest priority"
   }
   assert {
-    condition     = strcontains(output.start_script, "announce acme-aider-start_script acme-aider-install_script'") && strcontains(output.start_script, "coder exp sync want \"$1\" \"$2\"")
+    condition     = strcontains(output.start_script, "announce acme-aider-start_script acme-aider-install_script'") && strcontains(output.start_script, "sync_cli want \"$1\" \"$2\"")
     error_message = "the start script announces itself to coder exp sync as wanting the install"
   }
   assert {

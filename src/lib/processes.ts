@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "./atomic-write.js";
 import { pollUntil } from "./poll.js";
 
@@ -100,7 +101,13 @@ export async function startedWith(entry: string): Promise<number[]> {
   const found: number[] = [];
   for (const pid of await listPids()) {
     if (pid === process.pid) continue;
-    const environ = readProc(`/proc/${pid}/environ`);
+    // Through the thread pool, unlike the module's other file calls: the stop
+    // scans right after AgentAPI has exited, while a wrapper script that
+    // started AgentAPI still runs for a moment, and the synchronous scan was
+    // quick enough to find that wrapper and end it (test/integration/
+    // restart.test.ts, "an idle stop is graceful"); this one, as before, did
+    // not in the suite's runs.
+    const environ = await readFile(`/proc/${pid}/environ`, "utf8").catch(() => "");
     if (environ.split("\0").includes(entry) && (await isRunning(pid))) found.push(pid);
   }
   return found;

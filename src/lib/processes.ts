@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "./atomic-write.js";
+import { readTextOrNull } from "./files.js";
 import { pollUntil } from "./poll.js";
 
 export function parsePid(text: string): number | null {
@@ -41,17 +42,8 @@ export function parseStat(text: string): { state: string; ppid: number } | null 
   return { state, ppid: Number(ppid) };
 }
 
-/** A /proc file's text, or "" when the process is gone or not this user's. */
-function readProc(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
-
 async function readStat(pid: number): Promise<{ state: string; ppid: number } | null> {
-  return parseStat(readProc(`/proc/${pid}/stat`));
+  return parseStat(readTextOrNull(`/proc/${pid}/stat`) ?? "");
 }
 
 /** The parent of a process; null when it is gone or has none. */

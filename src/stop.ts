@@ -10,7 +10,7 @@ import {
   watchedFiles,
   writeStopFindings,
 } from "./lifecycle/launch-record.js";
-import { endLeftovers } from "./lifecycle/leftovers.js";
+import { endLeftovers, launchedProcess } from "./lifecycle/leftovers.js";
 import { recordStop } from "./lifecycle/stop-request.js";
 import { homeDir, parseStopConfig, type StopConfig, takeScriptInputs } from "./settings/config.js";
 import { findAgentapiToStop, type StopBounds, stopBounds, stopBudgetMs, takeLock } from "./stop/stop-steps.js";
@@ -54,6 +54,7 @@ async function stop(config: StopConfig, bounds: StopBounds, started: number, loc
   await recordStop(paths.dir);
   await phase("supervisor", () => standDownSupervisor(paths, bounds.standDown));
   const agentapiPid = await phase("find", () => findAgentapiToStop(pidFile, port));
+  const leader = agentapiPid === null ? null : await launchedProcess(agentapiPid);
   const save = (why: string, timeoutMs: number) => saveBeforeStop({ launched, agentapiPid, agentLog, why, timeoutMs });
   await phase("save", () => save("before stopping", bounds.save));
   const turn = await phase("turn", async () => (agentapiPid === null ? null : settleTurn(port, bounds)));
@@ -71,7 +72,7 @@ async function stop(config: StopConfig, bounds: StopBounds, started: number, loc
   // Only once this stop ended the AgentAPI it found: one it could not name
   // (a start may be launching it) stays untouched, with all it runs, and the
   // next launch ends what the last Goose left.
-  await phase("leftovers", async () => (agentapiPid === null ? undefined : endLeftovers(paths.dir)));
+  await phase("leftovers", async () => (agentapiPid === null ? undefined : endLeftovers(paths.dir, leader)));
   const lost = await phase("verify", () =>
     verifyChatAfterStop({
       stateFile,

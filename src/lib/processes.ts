@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "./atomic-write.js";
 import { readTextOrNull } from "./files.js";
 import { pollUntil } from "./poll.js";
@@ -28,22 +27,34 @@ export async function removePidFile(file: string, pid: number): Promise<void> {
   if ((await readPidFile(file)) === pid) rmSync(file, { force: true });
 }
 
-/**
- * The state letter (field 3) and parent (field 4) from /proc/<pid>/stat
- * text. Field 2, the command name, is in parentheses and may itself hold
- * spaces and ")", so the fields after it are counted from the last ")"
- * (https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html).
- */
-export function parseStat(text: string): { state: string; ppid: number } | null {
-  const close = text.lastIndexOf(")");
-  if (close === -1) return null;
-  const [state, ppid] = text.slice(close + 2).split(" ");
-  if (!state || !/^[0-9]+$/.test(ppid ?? "")) return null;
-  return { state, ppid: Number(ppid) };
+interface Stat {
+  state: string;
+  ppid: number;
+  session: number;
 }
 
-async function readStat(pid: number): Promise<{ state: string; ppid: number } | null> {
+/**
+ * The state letter (field 3), parent (field 4) and session (field 6) from
+ * /proc/<pid>/stat text. Field 2, the command name, is in parentheses and may
+ * itself hold spaces and ")", so the fields after it are counted from the
+ * last ")" (https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html).
+ */
+export function parseStat(text: string): Stat | null {
+  const close = text.lastIndexOf(")");
+  if (close === -1) return null;
+  const [state, ppid, , session] = text.slice(close + 2).split(" ");
+  if (!state || !/^[0-9]+$/.test(ppid ?? "") || !/^[0-9]+$/.test(session ?? "")) return null;
+  return { state, ppid: Number(ppid), session: Number(session) };
+}
+
+async function readStat(pid: number): Promise<Stat | null> {
   return parseStat(readTextOrNull(`/proc/${pid}/stat`) ?? "");
+}
+
+/** The session a process runs in (its leader's PID); null when it is gone. */
+export async function sessionOf(pid: number): Promise<number | null> {
+  const session = (await readStat(pid))?.session;
+  return session ? session : null;
 }
 
 /** The parent of a process; null when it is gone or has none. */
@@ -92,17 +103,14 @@ export async function listPids(): Promise<number[]> {
 export async function startedWith(entry: string): Promise<number[]> {
   const found: number[] = [];
   for (const pid of await listPids()) {
-    if (pid === process.pid) continue;
-    // Through the thread pool, unlike the module's other file calls: the stop
-    // scans right after AgentAPI has exited, while a wrapper script that
-    // started AgentAPI still runs for a moment, and the synchronous scan was
-    // quick enough to find that wrapper and end it (test/integration/
-    // restart.test.ts, "an idle stop is graceful"); this one, as before, did
-    // not in the suite's runs.
-    const environ = await readFile(`/proc/${pid}/environ`, "utf8").catch(() => "");
-    if (environ.split("\0").includes(entry) && (await isRunning(pid))) found.push(pid);
+    if (pid !== process.pid && environHas(pid, entry) && (await isRunning(pid))) found.push(pid);
   }
   return found;
+}
+
+/** Whether a process was started with `entry` ("NAME=value") in its environment. */
+export function environHas(pid: number, entry: string): boolean {
+  return (readTextOrNull(`/proc/${pid}/environ`) ?? "").split("\0").includes(entry);
 }
 
 /** Direct children of a process (the agent runs in its own session under AgentAPI). */

@@ -11,6 +11,7 @@ import {
   readCmdline,
   readPidFile,
   removePidFile,
+  sessionOf,
   startedWith,
   waitForExit,
   writePidFile,
@@ -30,13 +31,14 @@ it.each([
 ])("parsePid %j -> %j", (text, pid) => expect(parsePid(text)).toBe(pid));
 
 it.each([
-  ["a plain line", "4242 (sleep) S 4000 4242 4000 0 -1", { state: "S", ppid: 4000 }],
-  ["a zombie", "77 (sh) Z 1 77 77 0 -1", { state: "Z", ppid: 1 }],
-  ["a command name with spaces and parentheses", "9 (a) b (c) R 8 9 9 0 -1", { state: "R", ppid: 8 }],
-  ["the first process, whose parent is 0", "1 (init) S 0 1 1 0 -1", { state: "S", ppid: 0 }],
+  ["a plain line", "4242 (sleep) S 4000 4242 4001 0 -1", { state: "S", ppid: 4000, session: 4001 }],
+  ["a zombie", "77 (sh) Z 1 77 76 0 -1", { state: "Z", ppid: 1, session: 76 }],
+  ["a command name with spaces and parentheses", "9 (a) b (c) R 8 9 7 0 -1", { state: "R", ppid: 8, session: 7 }],
+  ["the first process, whose parent is 0", "1 (init) S 0 1 1 0 -1", { state: "S", ppid: 0, session: 1 }],
   ["an empty read (the process is gone)", "", null],
   ["no command name", "12 S 1 12", null],
   ["a line cut after the name", "12 (x) ", null],
+  ["a line cut before the session", "12 (x) S 1 12", null],
 ])("parseStat %s", (_, text, out) => {
   expect(parseStat(text)).toEqual(out);
 });
@@ -78,6 +80,15 @@ describe("a live process tree", () => {
     const gone = await exitedPid();
     expect([await isRunning(gone), await parentPid(gone), await readCmdline(gone)]).toEqual([false, null, null]);
   });
+});
+
+it("sessionOf: a process in a session of its own leads it, its child is in it, a gone one has none", async () => {
+  const leader = await start("setsid", ["sh", "-c", "sleep 60 & wait"]);
+  const child = await pollUntil(async () => (await childPids(leader))[0], { timeoutMs: 10_000, intervalMs: 10 });
+  if (!("value" in child)) throw new Error("the session leader started no child");
+  expect([await sessionOf(leader), await sessionOf(child.value)]).toEqual([leader, leader]);
+  expect(await sessionOf(process.pid)).not.toBe(leader);
+  expect(await sessionOf(await exitedPid())).toBeNull();
 });
 
 describe("startedWith: the processes started with an environment entry", () => {

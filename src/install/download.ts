@@ -1,15 +1,10 @@
-import { createHash } from "node:crypto";
 import type { LookupAddress } from "node:dns";
-import { lookup } from "node:dns/promises";
 import { constants, createReadStream } from "node:fs";
 import { open as openFile, rm } from "node:fs/promises";
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
+import type { ClientRequest, IncomingMessage } from "node:http";
 import { isIP, type LookupFunction, type Socket } from "node:net";
 import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { setTimeout as delay } from "node:timers/promises";
-import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { log, StepError } from "../lib/log.js";
 import { type ProxyChoice, proxyFor } from "./proxy-env.js";
@@ -19,7 +14,10 @@ import { isLocalHost, redirectProblem, shownUrl } from "./url-policy.js";
 // workspace's proxy settings (install/proxy-env.ts) and CONNECT tunnels for https://
 // through an http:// proxy, because Node's fetch reads no proxy variable.
 // Only the install step uses it; the loopback and Coder agent calls in
-// lib/http.ts never go through a proxy.
+// lib/http.ts never go through a proxy. Node.js's network, TLS and hash
+// modules are loaded where a download first needs them, not when the install
+// starts: an install whose tools are in place downloads nothing, and loading
+// them took about 5 ms of its start.
 
 export interface Downloaded {
   sha256: string;
@@ -62,8 +60,9 @@ function proxyAuthorization(proxy: URL): Record<string, string> {
 }
 
 /** A TCP connection to `target` through the proxy's CONNECT (RFC 9110, 9.3.6). */
-function tunnel(proxy: URL, target: URL): Promise<Socket> {
+async function tunnel(proxy: URL, target: URL): Promise<Socket> {
   const authority = `${target.hostname}:${target.port || "443"}`;
+  const http = await import("node:http");
   return new Promise((resolve, reject) => {
     const request = http.request({
       host: hostOf(proxy),
@@ -88,6 +87,7 @@ function tunnel(proxy: URL, target: URL): Promise<Socket> {
 async function addressesOf(url: URL): Promise<LookupAddress[]> {
   const host = hostOf(url);
   if (isIP(host) !== 0) return [];
+  const { lookup } = await import("node:dns/promises");
   try {
     return await lookup(host, { all: true });
   } catch (error) {
@@ -120,13 +120,14 @@ function pinned(addresses: LookupAddress[]): LookupFunction {
  * proxy; resolves once the answer's headers are in.
  */
 async function get(url: URL, choice: ProxyChoice | null, addresses: LookupAddress[]): Promise<IncomingMessage> {
-  let request: http.ClientRequest;
+  let request: ClientRequest;
   if (choice === null) {
     const lookup = addresses.length > 0 ? pinned(addresses) : undefined;
-    request = (url.protocol === "https:" ? https : http).request(url, { timeout: IDLE_TIMEOUT_MS, lookup });
+    const client = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+    request = client.request(url, { timeout: IDLE_TIMEOUT_MS, lookup });
   } else if (url.protocol === "http:") {
     // An http:// target goes to the proxy as an absolute URI (RFC 9112, 3.2.2).
-    request = http.request({
+    request = (await import("node:http")).request({
       host: hostOf(choice.proxy),
       port: choice.proxy.port,
       path: url.href,
@@ -137,8 +138,8 @@ async function get(url: URL, choice: ProxyChoice | null, addresses: LookupAddres
     const socket = await tunnel(choice.proxy, url);
     const host = hostOf(url);
     // TLS runs end to end inside the tunnel; the proxy sees only ciphertext.
-    const secure = tlsConnect({ socket, host, servername: isIP(host) ? undefined : host });
-    request = https.request(url, { createConnection: () => secure, timeout: IDLE_TIMEOUT_MS });
+    const secure = (await import("node:tls")).connect({ socket, host, servername: isIP(host) ? undefined : host });
+    request = (await import("node:https")).request(url, { createConnection: () => secure, timeout: IDLE_TIMEOUT_MS });
   }
   return new Promise((resolve, reject) => {
     request.once("response", resolve);
@@ -211,6 +212,7 @@ function tooBig(maxBytes: number, what: string): string {
 
 /** Streams `body` into a new file `dest` (never through a link there), hashing it on the way; fails past `maxBytes`. */
 async function save(body: Readable, dest: string, maxBytes: number): Promise<Downloaded> {
+  const [{ createHash }, { pipeline }] = await Promise.all([import("node:crypto"), import("node:stream/promises")]);
   const hash = createHash("sha256");
   let bytes = 0;
   await rm(dest, { force: true });

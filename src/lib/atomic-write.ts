@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -14,6 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
+import { randomSuffix } from "./files.js";
 import { StepError } from "./log.js";
 
 function lstatOrNull(file: string): Stats | null {
@@ -44,7 +44,7 @@ export async function checkWritableTarget(file: string): Promise<void> {
 function tempNameFor(file: string): string {
   // NAME_MAX is 255 bytes on Linux; keep room for the suffix.
   const base = path.basename(file).slice(0, 100);
-  return path.join(path.dirname(file), `.${base}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  return path.join(path.dirname(file), `.${base}.${process.pid}.${randomSuffix()}.tmp`);
 }
 
 /**

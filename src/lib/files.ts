@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { accessSync, createReadStream, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import type { Fields } from "./json-fields.js";
 
@@ -99,6 +98,8 @@ export function parseIdentity(fields: Fields): FileIdentity {
 
 /** The SHA-256 of a file, or null when it cannot be read (then it cannot be verified). */
 export async function sha256OfFile(file: string): Promise<string | null> {
+  // Loaded at the first hash: a start without a pin or a firewall hashes nothing.
+  const { createHash } = await import("node:crypto");
   const hash = createHash("sha256");
   try {
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
@@ -115,4 +116,16 @@ export function readTextOrNull(file: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Twelve hex digits for a name only this process means to use. A name taken
+ * already fails (O_EXCL, a socket's bind) rather than being shared, so it
+ * needs to be unlikely, not secret: Math.random, not node:crypto, whose load
+ * costs each script about 3 ms at its start.
+ */
+export function randomSuffix(): string {
+  return Math.floor(Math.random() * 2 ** 48)
+    .toString(16)
+    .padStart(12, "0");
 }

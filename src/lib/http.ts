@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from "node:http";
+import type { IncomingHttpHeaders, RequestOptions } from "node:http";
 
 // The start and stop scripts make only small requests: to AgentAPI on
 // loopback, and one POST to the Coder deployment. They go through node:http,
@@ -25,8 +25,10 @@ export async function request(
   opts: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: string; timeoutMs: number },
 ): Promise<HttpReply> {
   const target = new URL(url);
-  // Loaded only for an https deployment: TLS is the costly part of starting node:https.
-  const send = target.protocol === "https:" ? (await import("node:https")).request : httpRequest;
+  // Each loaded at its first request, not at the script's start: the start
+  // sends none before AgentAPI runs, and the install none at all. TLS is the
+  // costly part of starting node:https.
+  const send = (await (target.protocol === "https:" ? import("node:https") : import("node:http"))).request;
   const body = opts.body === undefined ? undefined : Buffer.from(opts.body, "utf8");
   const options: RequestOptions = {
     method: opts.method ?? "GET",
@@ -106,7 +108,11 @@ export async function postJson(
  * connection is closed; the status of an answer that is not a 2xx; null when
  * no event comes within the bound.
  */
-export function firstEventData(url: string, timeoutMs: number): Promise<{ data: string } | { status: number } | null> {
+export async function firstEventData(
+  url: string,
+  timeoutMs: number,
+): Promise<{ data: string } | { status: number } | null> {
+  const { request: httpRequest } = await import("node:http");
   return new Promise((resolve) => {
     let text = "";
     const done = (got: { data: string } | { status: number } | null) => {

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, mkdirSync, openSync, readdirSync, renameSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server } from "node:net";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { randomSuffix } from "../lib/files.js";
 import { ensurePrivateDir } from "../lib/private-dirs.js";
 
 // One lock per module folder serialises the lifecycle's claims: a start's or
@@ -163,7 +163,7 @@ export async function acquireLifecycleLock(
   const dir = await openLockDir(moduleDir);
   if (dir === null) return { noFolder: true };
   const at = (name: string) => `/proc/self/fd/${dir}/${name}`;
-  const mine = `${process.pid}-${randomBytes(6).toString("hex")}`;
+  const mine = `${process.pid}-${randomSuffix()}`;
   let holding = false;
   let server: Server | undefined;
   const giveUp = async () => {

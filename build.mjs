@@ -1,6 +1,6 @@
-// Bundles src/start.ts and src/stop.ts into self-contained ES modules under
-// scripts/, which the Terraform module embeds. Output is deterministic so CI
-// can rebuild and diff it.
+// Bundles src/install.ts, src/start.ts and src/stop.ts into self-contained
+// scripts under scripts/, which the Terraform module embeds. Output is
+// deterministic so CI can rebuild and diff it.
 //
 // The bundles are fully minified, for the coder_scripts' size
 // (docs/development.md, "The registry pull request", has the figures). They
@@ -13,11 +13,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
-// zx is CommonJS that calls require("node:...") at run time, which an ES
-// module has no require for ("Dynamic require of ... is not supported").
-const header = `import { createRequire as __cr } from "node:module";
-const require = __cr(import.meta.url);
-// Built by build.mjs from src/ (src/README.md says how to rebuild it).
+// Each bundle is a classic script, not an ES module: the coder_script's
+// loader (modules/agentapi/templates/run.sh.tftpl) runs it with
+// vm.runInThisContext, where the runtime's require loads Node.js's modules.
+const header = `// Built by build.mjs from src/ (src/README.md says how to rebuild it).
 // prettier-ignore
 `;
 
@@ -54,8 +53,25 @@ for (const first of small + capital)
   for (const second of first === first.toUpperCase() ? small + capital : small)
     if (!["do", "if", "in"].includes(first + second)) reserved.push(first + second);
 
+// A classic script has no module loader behind import(), so a Node.js module
+// the code loads when it first needs it (import("node:http")) becomes a
+// require made at that moment: a module of one line that esbuild wraps to run
+// on first use.
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: args.path, namespace: "lazy-builtin" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+  },
+};
+
 for (const name of ["install", "start", "stop"]) {
-  const outfile = `scripts/${name}.mjs`;
+  const outfile = `scripts/${name}.cjs`;
   const result = await build({
     // esbuild never gives a minified name to a global the bundled code refers
     // to (github.com/evanw/esbuild, internal/renamer/renamer.go,
@@ -76,12 +92,16 @@ for (const name of ["install", "start", "stop"]) {
     target: "node18",
     minify: true,
     legalComments: "none",
-    plugins: [shText],
+    plugins: [shText, lazyBuiltins],
     logLevel: "warning",
   });
-  // esbuild opens an IIFE built from ES modules with "use strict"; the bundle
-  // runs as an ES module (node --input-type=module), which is strict already.
-  const body = result.outputFiles[0].text.replace(/^"use strict";/, "");
+  // Strict, as the code ran when it was an ES module: the directive goes
+  // inside the IIFE, which stays the one statement after prettier-ignore.
+  const text = result.outputFiles[0].text;
+  if (/\bimport\(/.test(text)) throw new Error(`${outfile}: an import() is left, which a classic script cannot run`);
+  const open = "(()=>{";
+  if (!text.startsWith(open)) throw new Error(`${outfile}: esbuild's IIFE no longer opens with ${open}`);
+  const body = `${open}"use strict";${text.slice(open.length)}`;
   writeFileSync(outfile, header + body);
   console.log(`build: ${outfile} ${Buffer.byteLength(header + body)} bytes`);
 }

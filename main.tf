@@ -266,9 +266,9 @@ module "agentapi" {
   install_node      = var.install_node
   node_download_url = var.node_download_url
 
-  install_script = file("${path.module}/scripts/install.mjs")
-  start_script   = file("${path.module}/scripts/start.mjs")
-  stop_script    = file("${path.module}/scripts/stop.mjs")
+  install_script = file("${path.module}/scripts/install.cjs")
+  start_script   = file("${path.module}/scripts/start.cjs")
+  stop_script    = file("${path.module}/scripts/stop.cjs")
   start_settings = jsonencode(local.start_settings)
   stop_settings  = jsonencode(local.stop_settings)
 }

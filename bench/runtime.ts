@@ -6,20 +6,22 @@
 // same bundle and settings handed to Node directly. The Node.js is the one the
 // workspace's scripts get (WORKSPACE_RUNTIME, else the machine's).
 import path from "node:path";
-import { gunzipSync } from "node:zlib";
 import { CoderEndpoint, run } from "../support/workspace/index.js";
 import { benchWorkspace } from "./bench-workspace.js";
 import { figure, median } from "./stats.js";
 
 /**
  * The bundle and settings a rendered coder_script carries, each gzip+base64
- * in one variable of the wrapper (modules/agentapi/templates/run.sh.tftpl).
+ * in one variable of the wrapper, and the loader it gives the runtime
+ * (modules/agentapi/templates/run.sh.tftpl).
  */
-function unpack(script: string): { bundle: string; settings: string } {
+function unpack(script: string): { bundle: string; settings: string; loader: string } {
   const bundle = /^CODER_MODULE_SCRIPT='([A-Za-z0-9+/=]+)'$/m.exec(script)?.[1];
   const settings = /^CODER_MODULE_SETTINGS='([A-Za-z0-9+/=]+)'$/m.exec(script)?.[1];
-  if (!bundle || !settings) throw new Error("the coder_script does not carry a bundle and settings as expected");
-  return { bundle: gunzipSync(Buffer.from(bundle, "base64")).toString("utf8"), settings };
+  const loader = /^LOADER='([^']+)'$/m.exec(script)?.[1];
+  if (!bundle || !settings || !loader)
+    throw new Error("the coder_script does not carry a bundle, settings and a loader as expected");
+  return { bundle, settings, loader };
 }
 
 export async function benchRuntime(runs: number): Promise<void> {
@@ -37,17 +39,19 @@ export async function benchRuntime(runs: number): Promise<void> {
     const install = unpack(rendered.install);
     const start = unpack(rendered.start);
     const env = ws.env();
-    const node = (args: string[], input = "", extra: NodeJS.ProcessEnv = {}) =>
-      run(binary, args, { cwd: ws.home, env: { ...env, ...extra }, input });
+    const node = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+      run(binary, args, { cwd: ws.home, env: { ...env, ...extra } });
+    // As the wrapper runs a bundle; without settings it stops once loaded.
+    const load = (script: ReturnType<typeof unpack>, extra: NodeJS.ProcessEnv = {}) =>
+      node(["-e", script.loader], { CODER_MODULE_SCRIPT: script.bundle, ...extra });
     const url = `${endpoint.url}/ping`;
     const cases: Record<string, () => Promise<unknown>> = {
       "node -e 0": () => node(["-e", "0"]),
-      "node loading stop.mjs (stdin)": () => node(["--input-type=module", "-"], stop.bundle),
-      "node loading install.mjs (stdin)": () => node(["--input-type=module", "-"], install.bundle),
-      "node loading start.mjs (stdin)": () => node(["--input-type=module", "-"], start.bundle),
+      "node loading stop.cjs (loader)": () => load(stop),
+      "node loading install.cjs (loader)": () => load(install),
+      "node loading start.cjs (loader)": () => load(start),
       "stop coder_script, nothing to stop (sh -c)": () => ws.runScript(rendered.stop),
-      "the same bundle and settings, node directly": () =>
-        node(["--input-type=module", "-"], stop.bundle, { CODER_MODULE_SETTINGS: stop.settings }),
+      "the same bundle and settings, node directly": () => load(stop, { CODER_MODULE_SETTINGS: stop.settings }),
       "node: one POST with fetch": () =>
         node(["-e", `fetch(${JSON.stringify(url)}, { method: "POST" }).then(() => process.exit(0))`]),
       "node: one POST with node:http": () =>
@@ -72,6 +76,6 @@ export async function benchRuntime(runs: number): Promise<void> {
   for (const [name, values] of results) console.log(figure(name, values));
   const m = (name: string) => median(results.get(name) as number[]);
   console.log(
-    `the sh wrapper costs ${(m("stop coder_script, nothing to stop (sh -c)") - m("the same bundle and settings, node directly")).toFixed(1)} ms; loading stop.mjs ${(m("node loading stop.mjs (stdin)") - m("node -e 0")).toFixed(1)} ms, install.mjs ${(m("node loading install.mjs (stdin)") - m("node -e 0")).toFixed(1)} ms and start.mjs ${(m("node loading start.mjs (stdin)") - m("node -e 0")).toFixed(1)} ms over node -e 0; the first fetch ${(m("node: one POST with fetch") - m("node: one POST with node:http")).toFixed(1)} ms more than node:http`,
+    `the sh wrapper costs ${(m("stop coder_script, nothing to stop (sh -c)") - m("the same bundle and settings, node directly")).toFixed(1)} ms; loading stop.cjs ${(m("node loading stop.cjs (loader)") - m("node -e 0")).toFixed(1)} ms, install.cjs ${(m("node loading install.cjs (loader)") - m("node -e 0")).toFixed(1)} ms and start.cjs ${(m("node loading start.cjs (loader)") - m("node -e 0")).toFixed(1)} ms over node -e 0; the first fetch ${(m("node: one POST with fetch") - m("node: one POST with node:http")).toFixed(1)} ms more than node:http`,
   );
 }

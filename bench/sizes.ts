@@ -15,7 +15,7 @@ const row = (name: string, bytes: number, goal?: number) =>
 export async function benchSizes(): Promise<void> {
   for (const name of ["install", "start", "stop"])
     console.log(
-      `${bytesOf(`bundle scripts/${name}.mjs`, statSync(`scripts/${name}.mjs`).size)} (embedded gzip+base64)`,
+      `${bytesOf(`bundle scripts/${name}.cjs`, statSync(`scripts/${name}.cjs`).size)} (embedded gzip+base64)`,
     );
   const b = await benchWorkspace();
   try {

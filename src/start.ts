@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     );
   if (config.supervise)
     await phase("supervisor", () =>
-      startSupervisor({ config, settings, tools, gate, startedAt, stopsSeen, containment, code: ownScript() }),
+      startSupervisor({ config, settings, tools, gate, startedAt, stopsSeen, containment, own: ownScript() }),
     );
 }
 

@@ -53,7 +53,7 @@ tf_checks() {
   local cli="$1" provider="$2" copy dir status=0
   mkdir -p .tmp
   copy="$(mktemp -d .tmp/matrix-tf.XXXXXX)"
-  git ls-files --cached --others --exclude-standard -- '*.tf' '*.tftest.hcl' '*.tftpl' 'scripts/*.mjs' |
+  git ls-files --cached --others --exclude-standard -- '*.tf' '*.tftest.hcl' '*.tftpl' 'scripts/*.cjs' |
     tar -cf - -T - | tar -xf - -C "$copy"
   for dir in "${TF_DIRS[@]}"; do
     printf 'terraform {\n  required_providers {\n    coder = {\n      source  = "coder/coder"\n      version = "%s"\n    }\n  }\n}\n' \

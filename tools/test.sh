@@ -38,10 +38,10 @@ step() {
 check_build_reproducible() {
   local before
   before="$(mktemp -d)"
-  cp scripts/*.mjs "$before/"
+  cp scripts/*.cjs "$before/"
   node build.mjs
   local status=0
-  for f in scripts/*.mjs; do
+  for f in scripts/*.cjs; do
     if ! cmp -s "$f" "$before/$(basename "$f")"; then
       echo "$f differs from the committed build: run 'npm run build' and commit scripts/." >&2
       status=1

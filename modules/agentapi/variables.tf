@@ -115,17 +115,17 @@ variable "node_download_url" {
 }
 
 variable "install_script" {
-  description = "The built install script, an ES module run by Node.js or Bun when the workspace starts, before the start script."
+  description = "The built install script, a classic script (not an ES module) run by Node.js or Bun when the workspace starts, before the start script."
   type        = string
 }
 
 variable "start_script" {
-  description = "The built start script, an ES module run by Node.js or Bun when the workspace starts."
+  description = "The built start script, a classic script (not an ES module) run by Node.js or Bun when the workspace starts."
   type        = string
 }
 
 variable "stop_script" {
-  description = "The built stop script, an ES module run by Node.js or Bun when the workspace stops."
+  description = "The built stop script, a classic script (not an ES module) run by Node.js or Bun when the workspace stops."
   type        = string
 }
 

@@ -281,15 +281,26 @@ export function homeDir(): string {
  * and the script's own code (CODER_MODULE_SCRIPT, gzip+base64), with which the
  * start launches helpers running the same code without writing it to disk.
  * `ownScript()` gives that code as passed, once checked to unpack (only a
- * start that launches a helper asks), or null when the wrapper passed none. `stopsSeen`: the stop
+ * start that launches a helper asks), with the loader the runtime was given
+ * (`-e`, run.sh.tftpl) to run it again; null when the wrapper passed either
+ * none. `stopsSeen`: the stop
  * count the start's wrapper noted as it began, before the install could end
  * (CODER_MODULE_STOPS_SEEN); null when it passed none. `run`: the agent run
  * whose install the start waits for (CODER_MODULE_RUN, start/install-wait.ts);
  * null when it passed none.
  */
-export function takeScriptInputs(env: NodeJS.ProcessEnv = process.env): {
+/** The script's own code (gzip+base64) and the loader that runs it (run.sh.tftpl). */
+export interface OwnScript {
+  code: string;
+  loader: string;
+}
+
+export function takeScriptInputs(
+  env: NodeJS.ProcessEnv = process.env,
+  execArgv: string[] = process.execArgv,
+): {
   settings: unknown;
-  ownScript: () => string | null;
+  ownScript: () => OwnScript | null;
   stopsSeen: number | null;
   run: string | null;
 } {
@@ -300,7 +311,12 @@ export function takeScriptInputs(env: NodeJS.ProcessEnv = process.env): {
   for (const name of [ENV_NAME, SCRIPT_ENV_NAME, STOPS_ENV_NAME, RUN_ENV_NAME]) delete env[name];
   return {
     settings: decodeSettings(encodedSettings),
-    ownScript: () => (encodedScript !== undefined && decodeScript(encodedScript) !== null ? encodedScript : null),
+    ownScript: () => {
+      const at = execArgv.indexOf("-e");
+      const loader = at >= 0 ? execArgv[at + 1] : undefined;
+      if (loader === undefined || encodedScript === undefined || decodeScript(encodedScript) === null) return null;
+      return { code: encodedScript, loader };
+    },
     stopsSeen: stops !== undefined && /^[0-9]{1,15}$/.test(stops) ? Number(stops) : null,
     run: run !== undefined && /^[0-9]+\.[0-9]*$/.test(run) ? run : null,
   };

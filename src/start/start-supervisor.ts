@@ -7,7 +7,7 @@ import { LOG_LIMITS } from "../lib/command-log.js";
 import { log, warn } from "../lib/log.js";
 import { signal } from "../lib/processes.js";
 import { stoppedSince } from "../lifecycle/stop-request.js";
-import { homeDir, type StartConfig } from "../settings/config.js";
+import { homeDir, type OwnScript, type StartConfig } from "../settings/config.js";
 import { supervisorDocument } from "../supervisor/document.js";
 import {
   claimSupervisorPid,
@@ -33,17 +33,17 @@ export async function startSupervisor(opts: {
   startedAt: number;
   stopsSeen: number;
   containment: Measured[];
-  /** The script's own code, gzip+base64 as the coder_script passed it. */
-  code: string | null;
+  /** The script's own code, gzip+base64 as the coder_script passed it, and its loader. */
+  own: OwnScript | null;
 }): Promise<void> {
   const { paths } = opts.config;
   const stopped = () => stoppedSince(paths.dir, opts.stopsSeen);
   if (await stopped()) return log("the workspace's stop script ran meanwhile; no supervisor is started");
   const running = await findSupervisor(paths.supervisorPid, paths.dir);
   if (running !== null) return log(`the supervisor (PID ${running}) already watches AgentAPI`);
-  if (opts.code === null)
+  if (opts.own === null)
     return warn(
-      "no supervisor: the coder_script did not pass the script's own code (CODER_MODULE_SCRIPT); re-apply the template so the coder_script is rendered again",
+      "no supervisor: the coder_script did not pass the script's own code (CODER_MODULE_SCRIPT) and its loader (-e); re-apply the template so the coder_script is rendered again",
     );
   const document = supervisorDocument(opts.settings, opts.tools, opts.gate, {
     since: opts.startedAt,
@@ -60,10 +60,10 @@ export async function startSupervisor(opts: {
       // the document gzip+base64 encoded as the coder_script passes them.
       env: {
         ...process.env,
-        CODER_MODULE_SCRIPT: opts.code,
+        CODER_MODULE_SCRIPT: opts.own.code,
         CODER_MODULE_SETTINGS: gzipSync(JSON.stringify(document)).toString("base64"),
         GOOSE_MODULE_RUNTIME: process.execPath,
-        GOOSE_MODULE_RUNTIME_KIND: process.versions.bun ? "bun" : "node",
+        GOOSE_MODULE_LOADER: opts.own.loader,
         GOOSE_MODULE_NO_RESTART: refused.restart,
         GOOSE_MODULE_TOKEN_ENV: opts.config.goose.aiGateway.enabled ? opts.config.goose.aiGateway.tokenEnv : "",
         GOOSE_MODULE_AGENTAPI_PID_FILE: paths.pidFile,

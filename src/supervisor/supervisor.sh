@@ -15,7 +15,7 @@ dir=$1
 script=$CODER_MODULE_SCRIPT
 settings=$CODER_MODULE_SETTINGS
 runtime=$GOOSE_MODULE_RUNTIME
-kind=$GOOSE_MODULE_RUNTIME_KIND
+loader=$GOOSE_MODULE_LOADER
 pid_file=$GOOSE_MODULE_AGENTAPI_PID_FILE
 db=$GOOSE_MODULE_SESSIONS_DB
 note=$GOOSE_MODULE_WATCH_NOTE
@@ -28,7 +28,7 @@ log_keep=$GOOSE_MODULE_LOG_GENERATIONS
 own=$GOOSE_MODULE_SUPERVISOR_PID
 gave_up=$GOOSE_MODULE_GAVE_UP
 # Nothing this loop starts inherits them (AgentAPI and Goose least of all).
-unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_RUNTIME_KIND \
+unset CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS GOOSE_MODULE_RUNTIME GOOSE_MODULE_LOADER \
   GOOSE_MODULE_AGENTAPI_PID_FILE GOOSE_MODULE_SESSIONS_DB GOOSE_MODULE_WATCH_NOTE \
   GOOSE_MODULE_NO_RESTART GOOSE_MODULE_TOKEN_ENV GOOSE_MODULE_AGENTAPI_LOG GOOSE_MODULE_LOG_MAX_BYTES \
   GOOSE_MODULE_LOG_GENERATIONS GOOSE_MODULE_SUPERVISOR_LOG GOOSE_MODULE_SUPERVISOR_PID GOOSE_MODULE_GAVE_UP
@@ -125,13 +125,11 @@ record_give_up() {
   log "gave up: $1"
 }
 
-# The end of run_mode's pipeline, in a child process of its own (as every
-# element of a background pipeline is), so what it changes is that child's
-# alone, and its `exec` keeps $! the runtime's PID. Only a restart, which
-# launches Goose, keeps the gateway token's variable.
+# Run in the background (run_mode), so in a child process of its own: what it
+# changes is that child's alone, and its `exec` keeps $! the runtime's PID.
+# Only a restart, which launches Goose, keeps the gateway token's variable.
 start_helper() {
   mode=$1
-  if [ "$kind" = bun ]; then set -- run - "$@"; else set -- --input-type=module - "$@"; fi
   if [ "$mode" != goose-module-restart ] && [ -n "$token_env" ]; then unset "$token_env"; fi
   # Descriptor 3: a new private file for the restart helper's reason, should
   # it give up (giveUp in supervisor.ts); the umask goes back before the
@@ -144,15 +142,17 @@ start_helper() {
     set +C
     umask "$was"
   fi
+  CODER_MODULE_SCRIPT=$script
   CODER_MODULE_SETTINGS=$settings
-  export CODER_MODULE_SETTINGS
-  exec "$runtime" "$@"
+  export CODER_MODULE_SCRIPT CODER_MODULE_SETTINGS
+  exec "$runtime" -e "$loader" "$@"
 }
 
 # Starts the start script's code in the background, as the coder_script does
-# (run.sh.tftpl): decoded from its gzip+base64 text into the runtime's stdin.
+# (run.sh.tftpl): the runtime runs the coder_script's loader, which decodes the
+# code from CODER_MODULE_SCRIPT.
 run_mode() {
-  printf '%s' "$script" | base64 -d | gzip -dc | start_helper "$@" &
+  start_helper "$@" &
 }
 
 # Goose writes a turn's user rows when it is sent and its reply when it ends

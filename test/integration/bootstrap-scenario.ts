@@ -15,6 +15,14 @@ export function embeddedSettings(script: string): unknown {
   return JSON.parse(gunzipSync(Buffer.from(encoded, "base64")).toString("utf8"));
 }
 
+/** What a rendered coder_script gives its runtime: the loader (-e) and the bundle (gzip+base64 in CODER_MODULE_SCRIPT). */
+export function embeddedLoader(script: string): { loader: string; bundle: string } {
+  const loader = /^LOADER='([^']+)'$/m.exec(script)?.[1];
+  const bundle = /^CODER_MODULE_SCRIPT='([A-Za-z0-9+/=]+)'$/m.exec(script)?.[1];
+  if (!loader || !bundle) throw new Error("no LOADER or CODER_MODULE_SCRIPT in the rendered script");
+  return { loader, bundle };
+}
+
 /** Every key path in a JSON document ("layer.port"), objects included. */
 export function keyPaths(value: unknown, prefix = ""): string[] {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [];

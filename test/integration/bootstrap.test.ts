@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:
 import { createServer, type Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseStartConfig, parseStopConfig } from "../../src/settings/config.js";
 import {
@@ -23,7 +24,15 @@ import {
   throwawayCertificate,
   type Workspace,
 } from "../../support/workspace/index.js";
-import { embeddedSettings, installed, keyPaths, offering, pathWithoutNode, recording } from "./bootstrap-scenario.js";
+import {
+  embeddedLoader,
+  embeddedSettings,
+  installed,
+  keyPaths,
+  offering,
+  pathWithoutNode,
+  recording,
+} from "./bootstrap-scenario.js";
 import { environOf, output, PLAIN, render, start, stop, theAgentapi } from "./scenario.js";
 
 const TASK_ID = "2d1c0b9a-8e7f-4a6b-9c5d-3e2f1a0b9c8d";
@@ -81,21 +90,27 @@ describe("rendered coder_scripts", () => {
 });
 
 describe("built bundles", () => {
-  it.each(["install.mjs", "start.mjs", "stop.mjs"])(
-    "%s loads with plain node, away from node_modules",
+  let rendered: Rendered;
+  beforeAll(async () => {
+    rendered = await renderModule(base);
+  });
+
+  it.each(["install", "start", "stop"] as const)(
+    "the %s script's bundle loads with plain node, away from node_modules",
     async (name) => {
-      // The way the coder_script wrapper runs it: the bundle piped to
-      // `node --input-type=module -`, from a folder with no node_modules
-      // anywhere above it; here without the settings variable.
+      // The way the coder_script wrapper runs it: `node -e` with the wrapper's
+      // loader and the bundle in CODER_MODULE_SCRIPT, from a folder with no
+      // node_modules anywhere above it; here without the settings variable.
+      const { loader, bundle } = embeddedLoader(rendered[name]);
+      expect(gunzipSync(Buffer.from(bundle, "base64")).toString("utf8")).toBe(
+        await readFile(path.join(repoRoot, "scripts", `${name}.cjs`), "utf8"),
+      );
       const outside = await mkdtemp(path.join(os.tmpdir(), "goose-bundle-"));
-      const bundle = await readFile(path.join(repoRoot, "scripts", name), "utf8");
-      const env = { ...process.env };
+      const env: NodeJS.ProcessEnv = { ...process.env, CODER_MODULE_SCRIPT: bundle };
       delete env.CODER_MODULE_SETTINGS;
-      const result = await run(process.execPath, ["--input-type=module", "-"], {
-        cwd: outside,
-        env,
-        input: bundle,
-      }).finally(() => rm(outside, { recursive: true, force: true }));
+      const result = await run(process.execPath, ["-e", loader], { cwd: outside, env }).finally(() =>
+        rm(outside, { recursive: true, force: true }),
+      );
       // Without settings the script must fail with its own message, which
       // proves the whole bundle (its dependencies included) loaded.
       expect(result.code, result.stderr).toBe(1);
@@ -259,7 +274,8 @@ describe("runtime selection: the wrapper runs the scripts with the first usable 
 
     const alone = await (await offering(await pathOffering([tooOld]))).runScript(rendered.stop);
     expect(alone.code).not.toBe(0);
-    expect(alone.stdout).not.toContain("running the stop script");
+    expect(alone.stderr).toContain(`is Node.js v${process.env.NODE_TOO_OLD_VERSION}, older than the 18.19 the module needs`);
+    expect(alone.stdout).not.toMatch(/stop finished/);
     expect(alone.stderr).toContain("needs Node.js 18.19 or newer (or Bun)");
   });
 

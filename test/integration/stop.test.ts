@@ -1,4 +1,4 @@
-// The stop coder_script (scripts/stop.mjs) against real AgentAPI
+// The stop coder_script (scripts/stop.cjs) against real AgentAPI
 // binaries, the Goose under test (the double, or a real Goose with GOOSE_BIN),
 // and the stand-in for the Coder deployment that receives task log snapshots.
 

@@ -144,8 +144,8 @@ export async function typosCheck(ctx: Context): Promise<Outcome> {
     .split("\n")
     .filter((line) => line.startsWith("registry/"))
     .map((line) => line.replace(`${MODULE_DIR}/`, ""));
-  const fix = findings.some((finding) => /^scripts\/[^/:]+\.mjs:/.test(finding))
-    ? "a word flagged in scripts/*.mjs that src/ does not spell is a name esbuild made up: make build.mjs reserve names of its shape (`reserved`), then npm run build; "
+  const fix = findings.some((finding) => /^scripts\/[^/:]+\.cjs:/.test(finding))
+    ? "a word flagged in scripts/*.cjs that src/ does not spell is a name esbuild made up: make build.mjs reserve names of its shape (`reserved`), then npm run build; "
     : "";
   return { ok: false, detail: `${fix}${findings.length} finding(s): ${list(findings, 3)} (${logged})` };
 }
@@ -336,7 +336,7 @@ export async function bunTests(ctx: Context): Promise<Outcome> {
 
 export async function bundlesRebuild(ctx: Context): Promise<Outcome> {
   const dir = await scratchCopy(ctx, "rebuild");
-  const bundles = (await folderFiles(ctx.root)).filter((f) => /^scripts\/[^/]+\.mjs$/.test(f));
+  const bundles = (await folderFiles(ctx.root)).filter((f) => /^scripts\/[^/]+\.cjs$/.test(f));
   // What a maintainer's `npm install` in the folder provides: the packages package.json pins.
   await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
   const ran = await runProgram(process.execPath, ["build.mjs"], { cwd: dir });

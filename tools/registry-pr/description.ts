@@ -28,7 +28,7 @@ const PARTS: Array<{ name: string; matches: (file: string) => boolean; why: stri
     why: "the generic AgentAPI layer (scripts, their order, the apps) as a local module with its own `terraform test`; it knows no agent",
   },
   {
-    name: "`scripts/*.mjs`",
+    name: "`scripts/*.cjs`",
     matches: (f) => f.startsWith("scripts/"),
     why: "the bundles the three `coder_script`s embed (gzip+base64, piped into Node.js or Bun: nothing is written before it runs), minified to keep each rendered script under 64 KiB",
   },

@@ -16,7 +16,7 @@ const TRAVELS: RegExp[] = [
   /^modules\/agentapi\//,
   // The bundles the coder_scripts embed, their TypeScript sources and the build that makes
   // one from the other: the code every workspace runs, readable, and rebuilt by a maintainer.
-  /^scripts\/[^/]+\.mjs$/,
+  /^scripts\/[^/]+\.cjs$/,
   /^src\//,
   /^build\.mjs$/,
   // The pages docs/README.md lists as travelling (for template authors, and the map of

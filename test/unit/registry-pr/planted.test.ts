@@ -119,11 +119,11 @@ describe("planted violations", () => {
 
   it("a misspelling in a bundle fails the typos check, which says to make build.mjs reserve names of its shape", async () => {
     const bundle = "(()=>{var ot=process.argv;console.log(ot)})();\n";
-    const outcome = await typosCheck(await folderWith(validReadme(), { "scripts/start.mjs": bundle }));
+    const outcome = await typosCheck(await folderWith(validReadme(), { "scripts/start.cjs": bundle }));
     expect(outcome.ok).toBe(false);
     expect(outcome.detail).toMatch(
-      /^a word flagged in scripts\/\*\.mjs that src\/ does not spell .*: make build\.mjs reserve names of its shape/,
+      /^a word flagged in scripts\/\*\.cjs that src\/ does not spell .*: make build\.mjs reserve names of its shape/,
     );
-    expect(outcome.detail).toMatch(/scripts\/start\.mjs:1:\d+: .*`ot`/);
+    expect(outcome.detail).toMatch(/scripts\/start\.cjs:1:\d+: .*`ot`/);
   });
 });

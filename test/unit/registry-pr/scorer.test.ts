@@ -11,7 +11,7 @@ describe("scorerContext", () => {
       "variables.tf",
       "main.tf",
       "src/lib/exec.ts",
-      "scripts/start.mjs",
+      "scripts/start.cjs",
       "package.json",
       "README.md",
       "docs/operations.md",

@@ -99,9 +99,11 @@ const gz = (text: string) => gzipSync(text).toString("base64");
 describe("takeScriptInputs", () => {
   it("decodes the document and the script's code and removes both from the environment, so no child gets them", () => {
     const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: gz('{"a":1}'), CODER_MODULE_SCRIPT: gz("code"), X: "" };
-    const { settings, ownScript } = takeScriptInputs(env);
+    const { settings, ownScript } = takeScriptInputs(env, ["-e", "the loader"]);
     expect(settings).toEqual({ a: 1 });
-    expect(gunzipSync(Buffer.from(ownScript() ?? "", "base64")).toString("utf8")).toBe("code");
+    const own = ownScript();
+    expect(gunzipSync(Buffer.from(own?.code ?? "", "base64")).toString("utf8")).toBe("code");
+    expect(own?.loader).toBe("the loader");
     expect(env).toEqual({ X: "" });
   });
 
@@ -112,12 +114,15 @@ describe("takeScriptInputs", () => {
     );
   });
 
-  it("gives no script when none or no gzip+base64 was passed, and removes it all the same", () => {
+  it("gives no script when none or no gzip+base64 was passed, or the runtime got no loader, and removes it all the same", () => {
     const settings = gz("{}");
-    expect(takeScriptInputs({ CODER_MODULE_SETTINGS: settings }).ownScript()).toBeNull();
+    const loader = ["-e", "the loader"];
+    expect(takeScriptInputs({ CODER_MODULE_SETTINGS: settings }, loader).ownScript()).toBeNull();
     const env: NodeJS.ProcessEnv = { CODER_MODULE_SETTINGS: settings, CODER_MODULE_SCRIPT: NOT_GZIP };
-    expect(takeScriptInputs(env).ownScript()).toBeNull();
+    expect(takeScriptInputs(env, loader).ownScript()).toBeNull();
     expect(env).toEqual({});
+    const piped = { CODER_MODULE_SETTINGS: settings, CODER_MODULE_SCRIPT: gz("code") };
+    expect(takeScriptInputs(piped, ["--input-type=module"]).ownScript()).toBeNull();
   });
 
   it("takes the agent run the start waits for, and none that is not <pid>.<start time>", () => {

@@ -29,10 +29,10 @@ const fakeSupervisor = (dir: string) =>
 
 it.each([
   [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG, MODULE_DIR], true],
-  [["/usr/bin/node", "--input-type=module", "-", SUPERVISOR_ARG, MODULE_DIR], true],
+  [["/usr/bin/node", "-e", "the loader", SUPERVISOR_ARG, MODULE_DIR], true],
   [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG, "/home/other/.coder-modules/coder/goose"], false],
   [["/bin/sh", "-c", "while :; do :; done", SUPERVISOR_ARG], false],
-  [["/usr/bin/node", "--input-type=module", "-", RESTART_ARG, MODULE_DIR, "42"], false],
+  [["/usr/bin/node", "-e", "the loader", RESTART_ARG, MODULE_DIR, "42"], false],
   [[SUPERVISOR_ARG, MODULE_DIR], false],
   [["/x/agentapi", "server", "--", "goose", SUPERVISOR_ARG], false],
 ])("isSupervisor %j: this folder's supervisor %s", (argv, ours) => {
@@ -40,10 +40,11 @@ it.each([
 });
 
 it.each([
-  [["/usr/bin/node", "--input-type=module", "-"], null],
-  [["/usr/bin/node", "--input-type=module", "-", RESTART_ARG, MODULE_DIR, "42"], { mode: "restart", watched: 42 }],
-  [["/usr/bin/bun", "run", "-", RESTART_ARG, MODULE_DIR, ""], { mode: "restart", watched: null }],
-  [["/usr/bin/node", "--input-type=module", "-", "goose-module-autosave", MODULE_DIR], { mode: "autosave" }],
+  // process.argv under `-e` (the coder_script's loader): the runtime, then the arguments.
+  [["/usr/bin/node"], null],
+  [["/usr/bin/node", RESTART_ARG, MODULE_DIR, "42"], { mode: "restart", watched: 42 }],
+  [["/usr/bin/bun", RESTART_ARG, MODULE_DIR, ""], { mode: "restart", watched: null }],
+  [["/usr/bin/node", "goose-module-autosave", MODULE_DIR], { mode: "autosave" }],
 ])("supervisorHelper %j: %j", (argv, helper) => {
   expect(supervisorHelper(argv)).toEqual(helper);
 });

@@ -30,7 +30,7 @@ const PARTS: Array<{ name: string; matches: (file: string) => boolean; why: stri
   {
     name: "`scripts/*.cjs`",
     matches: (f) => f.startsWith("scripts/"),
-    why: "the bundles the three `coder_script`s embed (gzip+base64, piped into Node.js or Bun: nothing is written before it runs), minified to keep each rendered script under 64 KiB",
+    why: "the bundles the three `coder_script`s embed (gzip+base64, decoded by a short loader the wrapper gives Node.js or Bun: nothing is written before it runs), minified to keep each rendered script under 64 KiB",
   },
   {
     name: "`src/`, `build.mjs`, `package.json`",
@@ -88,7 +88,7 @@ ${rows.join("\n")}
 
 ## The scripts, as coder-utils shapes them
 
-"Goose: Install Script" and "Goose: Start Script" run at start, "Goose: Stop Script" at stop. The start's Node.js begins beside the install and waits for it through the install's state file, so every Coder release works and the bundle loads while the install runs. Where the agent offers \`coder exp sync\` (Coder v2.30+ with \`CODER_AGENT_SOCKET_SERVER_ENABLED=true\`), each script announces itself as it ends under coder-utils' names (the \`scripts\` output lists them), so other modules can wait for Goose. The module does not call coder-utils itself: coder-utils writes each script to a file under \`$HOME\` and runs it from there, which the workspace's agent could rewrite between the two; these scripts reach Node.js through a pipe. \`pre_install_script\` and \`post_install_script\` run inside the install, around the installs, with their logs in \`logs/\`.
+"Goose: Install Script" and "Goose: Start Script" run at start, "Goose: Stop Script" at stop. The start's Node.js begins beside the install and waits for it through the install's state file, so every Coder release works and the bundle loads while the install runs. Where the agent offers \`coder exp sync\` (Coder v2.30+ with \`CODER_AGENT_SOCKET_SERVER_ENABLED=true\`), each script announces itself as it ends under coder-utils' names (the \`scripts\` output lists them), so other modules can wait for Goose. The module does not call coder-utils itself: coder-utils writes each script to a file under \`$HOME\` and runs it from there, which the workspace's agent could rewrite between the two; these scripts reach Node.js through its environment. \`pre_install_script\` and \`post_install_script\` run inside the install, around the installs, with their logs in \`logs/\`.
 
 ## Rebuild and diff the bundles
 

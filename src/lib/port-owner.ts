@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import { descendsFrom, holdsSocket, listPids } from "./processes.js";
 
 export interface Listener {
@@ -110,8 +111,20 @@ export async function portBindable(port: number): Promise<boolean | null> {
   });
 }
 
-/** describePortHolder, with the /proc walk only when the port cannot be bound. */
-export async function portHolderIfTaken(port: number): Promise<string | null> {
+// The install and the start each check the port as they begin, side by side:
+// one's bind, held from its listen to its close, can refuse the other's.
+const BIND_AGAIN_MS = 20;
+
+/**
+ * describePortHolder, with the /proc walk only when the port cannot be bound,
+ * twice: a refused bind is tried again after `pause` before anyone is named.
+ */
+export async function portHolderIfTaken(
+  port: number,
+  pause: () => Promise<unknown> = () => delay(BIND_AGAIN_MS),
+): Promise<string | null> {
+  if ((await portBindable(port)) === true) return null;
+  await pause();
   if ((await portBindable(port)) === true) return null;
   return describePortHolder(port);
 }

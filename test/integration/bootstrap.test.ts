@@ -274,7 +274,9 @@ describe("runtime selection: the wrapper runs the scripts with the first usable 
 
     const alone = await (await offering(await pathOffering([tooOld]))).runScript(rendered.stop);
     expect(alone.code).not.toBe(0);
-    expect(alone.stderr).toContain(`is Node.js v${process.env.NODE_TOO_OLD_VERSION}, older than the 18.19 the module needs`);
+    expect(alone.stderr).toContain(
+      `is Node.js v${process.env.NODE_TOO_OLD_VERSION}, older than the 18.19 the module needs`,
+    );
     expect(alone.stdout).not.toMatch(/stop finished/);
     expect(alone.stderr).toContain("needs Node.js 18.19 or newer (or Bun)");
   });

@@ -103,6 +103,11 @@ describe("whether the port can be bound, before anyone is looked for", () => {
     expect(await portHolderIfTaken(port)).toBeNull();
   });
 
+  it("a bind refused for a moment (the install's or the start's own check beside it) names nobody: the port is bound again after a pause", async () => {
+    const port = await listen();
+    expect(await portHolderIfTaken(port, closeLast)).toBeNull();
+  });
+
   it("cannot while a server listens on IPv6 loopback only", async () => {
     const port = await listen();
     await closeLast();
